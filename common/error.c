@@ -1,0 +1,67 @@
+#include "common/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sb_failv(struct sb_error *err, int errnum, const char *fmt, va_list ap)
+{
+        if (err == NULL || err->msg != NULL)
+                return -1;
+        err->errnum = errnum;
+        if (vasprintf(&err->msg, fmt, ap) < 0)
+                err->msg = NULL;
+        return -1;
+}
+
+int sb_fail(struct sb_error *err, int errnum, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        sb_failv(err, errnum, fmt, ap);
+        va_end(ap);
+        return -1;
+}
+
+int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
+{
+        char *prefix = NULL;
+        char *joined = NULL;
+        va_list ap;
+
+        if (err == NULL)
+                return -1;
+        va_start(ap, fmt);
+        if (vasprintf(&prefix, fmt, ap) < 0)
+                prefix = NULL;
+        va_end(ap);
+        if (prefix == NULL)
+                return -1;
+        if (asprintf(&joined, "%s: %s", prefix, err->msg ? err->msg : "unknown error") >= 0) {
+                free(err->msg);
+                err->msg = joined;
+        }
+        free(prefix);
+        return -1;
+}
+
+char *sb_error_text(const struct sb_error *err)
+{
+        char *text = NULL;
+        const char *msg = err->msg ? err->msg : "unknown error";
+
+        if (err->errnum != 0) {
+                if (asprintf(&text, "%s: %s", msg, strerror(err->errnum)) < 0)
+                        text = NULL;
+        } else {
+                text = strdup(msg);
+        }
+        return text;
+}
+
+void sb_error_clear(struct sb_error *err)
+{
+        free(err->msg);
+        err->msg = NULL;
+        err->errnum = 0;
+}

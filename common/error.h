@@ -1,0 +1,28 @@
+/* One error shape for all of sbrun: a function returns 0 or -1 and fills
+ * *err with the errno and a message naming what failed; callers add context
+ * with sb_error_prefix() instead of printing again. */
+#ifndef SB_ERROR_H
+#define SB_ERROR_H
+
+#include <stdarg.h>
+
+struct sb_error {
+        int errnum;
+        char *msg;
+};
+
+/* Fill *err (if no error is recorded yet) and return -1. */
+int sb_fail(struct sb_error *err, int errnum, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+int sb_failv(struct sb_error *err, int errnum, const char *fmt, va_list ap);
+
+/* Prepend "context: " to an error already recorded; returns -1. */
+int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+/* The message with ": strerror(errnum)" appended when errnum != 0. Caller frees. */
+char *sb_error_text(const struct sb_error *err);
+
+void sb_error_clear(struct sb_error *err);
+
+#endif

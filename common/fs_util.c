@@ -1,0 +1,96 @@
+#include "common/fs_util.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_error *err)
+{
+        size_t cap = 4096, len = 0;
+        _cleanup_free_ char *buf = malloc(cap + 1);
+
+        if (buf == NULL)
+                return sb_fail(err, ENOMEM, "read");
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= max_len)
+                                return sb_fail(err, EFBIG, "file larger than %zu bytes", max_len);
+                        cap *= 2;
+                        char *grown = realloc(buf, cap + 1);
+                        if (grown == NULL)
+                                return sb_fail(err, ENOMEM, "read");
+                        buf = grown;
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return sb_fail(err, errno, "read");
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *out = SB_STEAL_PTR(buf);
+        if (out_len)
+                *out_len = len;
+        return 0;
+}
+
+int sb_read_file(const char *path, size_t max_len, char **out, size_t *out_len,
+                 struct sb_error *err)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return sb_fail(err, errno, "open %s", path);
+        if (sb_read_fd(fd, max_len, out, out_len, err) < 0)
+                return sb_error_prefix(err, "%s", path);
+        return 0;
+}
+
+int sb_write_all(int fd, const void *buf, size_t len)
+{
+        const char *p = buf;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -1;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+                         struct sb_error *err)
+{
+        char tmp[256];
+        _cleanup_close_ int fd = -1;
+
+        if (snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
+                return sb_fail(err, ENAMETOOLONG, "write %s", name);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return sb_fail(err, errno, "create %s", tmp);
+        if (sb_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+                int saved = errno;
+                unlinkat(dirfd, tmp, 0);
+                return sb_fail(err, saved, "write %s", tmp);
+        }
+        if (renameat(dirfd, tmp, dirfd, name) < 0) {
+                int saved = errno;
+                unlinkat(dirfd, tmp, 0);
+                return sb_fail(err, saved, "rename %s to %s", tmp, name);
+        }
+        return 0;
+}

@@ -1,0 +1,22 @@
+#ifndef SB_FS_UTIL_H
+#define SB_FS_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sb_error;
+
+/* Read a whole file (at most max_len bytes) into a NUL-terminated buffer. */
+int sb_read_file(const char *path, size_t max_len, char **out, size_t *out_len,
+                 struct sb_error *err);
+int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_error *err);
+
+/* Write data to dirfd/name through a temporary file and rename, so readers
+ * never see a partial file. */
+int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
+                         struct sb_error *err);
+
+/* write() all of buf, retrying on EINTR and short writes. */
+int sb_write_all(int fd, const void *buf, size_t len);
+
+#endif

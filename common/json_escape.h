@@ -1,0 +1,7 @@
+#ifndef SB_JSON_ESCAPE_H
+#define SB_JSON_ESCAPE_H
+
+/* A JSON string body (without quotes) for s; caller frees; NULL on ENOMEM. */
+char *sb_json_escape(const char *s);
+
+#endif

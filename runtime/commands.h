@@ -1,0 +1,35 @@
+/* One function per command, each in its own cmd_*.c file. */
+#ifndef SB_COMMANDS_H
+#define SB_COMMANDS_H
+
+#include <stdbool.h>
+
+struct sb_error;
+
+/* Options that come before the command name, as runc takes them. */
+struct global_options {
+        const char *root; /* state root, default /run/sbrun */
+        const char *log_path;
+        bool log_json;
+        bool debug;
+        bool systemd_cgroup;
+};
+
+/* A command returns its process exit status (0 on success); a failure is
+ * reported through *err and exit status 1 unless the command says otherwise. */
+typedef int (*command_fn)(const struct global_options *global, int argc, char **argv,
+                          struct sb_error *err);
+
+int cmd_create(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_start(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_state(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_kill(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_delete(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_run(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_list(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_spec(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_features(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
+                        struct sb_error *err);
+
+#endif
