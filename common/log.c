@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/json_escape.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,19 @@
+/* Command-line helpers shared by the cmd_*.c files. */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <stdbool.h>
+
+struct sb_error;
+
+/* Parse a non-negative decimal integer option value; names the option on error. */
+int cli_parse_int(const char *option, const char *value, int max, int *out, struct sb_error *err);
+
+/* Exactly one positional container ID is required after the options. */
+int cli_require_id(const char *command, int argc, char **argv, int optind_, const char **id,
+                   struct sb_error *err);
+
+/* Reset getopt before a command parses its own options. */
+void cli_reset_getopt(void);
+
+#endif

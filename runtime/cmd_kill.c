@@ -1,0 +1,72 @@
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "oci/state.h"
+#include "runtime/cli.h"
+#include "runtime/commands.h"
+#include "runtime/container_status.h"
+#include "runtime/container_procs.h"
+#include "runtime/signals.h"
+#include "runtime/state_dir.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int cmd_kill(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "all", no_argument, NULL, 'a' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        _cleanup_close_ int pidfd = -1;
+        struct oci_state *state = NULL;
+        bool all = false;
+        int signo = SIGTERM;
+        int opt, ret = 1;
+
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
+                if (opt == 'a') {
+                        all = true;
+                        continue;
+                }
+                if (opt == 'h') {
+                        printf("usage: sbrun kill [--all] ID [SIGNAL]\n");
+                        return 0;
+                }
+                return sb_fail(err, 0, "kill: unknown option \"%s\"", argv[optind - 1]), 1;
+        }
+        if (optind >= argc)
+                return sb_fail(err, 0, "kill: container ID is required"), 1;
+        if (argc - optind > 2)
+                return sb_fail(err, 0, "kill: expected ID [SIGNAL]"), 1;
+        if (argc - optind == 2 && signal_parse(argv[optind + 1], &signo, err) < 0)
+                return 1;
+        if (state_dir_open(global->root, argv[optind], &sd, err) < 0)
+                return 1;
+        state = state_dir_load(&sd, err);
+        if (state == NULL)
+                return 1;
+        pidfd = container_pidfd(state, err);
+        if (pidfd < 0) {
+                sb_error_clear(err);
+                sb_fail(err, 0, "container \"%s\" is not running", state->id);
+                goto out;
+        }
+        if (all && container_procs_signal_all(state->pid, signo, err) < 0)
+                goto out;
+        if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0) {
+                sb_fail(err, errno, "kill container \"%s\" with signal %d", state->id, signo);
+                goto out;
+        }
+        ret = 0;
+out:
+        oci_state_free(state);
+        return ret;
+}

@@ -1,0 +1,132 @@
+/* `run`: create and start in one go. In the foreground sbrun is the
+ * container's subreaper: it forwards signals and exits with the process's
+ * status (128+N for a signal), as `runc run` does. */
+#include "common/error.h"
+#include "common/log.h"
+#include "runtime/cli.h"
+#include "runtime/commands.h"
+#include "runtime/create_container.h"
+#include "runtime/delete_container.h"
+#include "runtime/start_container.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern const struct option create_long_options[];
+
+static const int forwarded_signals[] = {
+        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGTSTP,
+        SIGTTIN, SIGTTOU, SIGALRM, SIGPWR,
+};
+
+static void block_signals(sigset_t *set)
+{
+        sigemptyset(set);
+        sigaddset(set, SIGCHLD);
+        for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
+                sigaddset(set, forwarded_signals[i]);
+        sigprocmask(SIG_BLOCK, set, NULL);
+}
+
+/* Reap every child (orphans of the container end up here too) until the
+ * container process itself is reaped; returns its exit code. */
+static int wait_container(int pid, const sigset_t *set)
+{
+        for (;;) {
+                int status;
+                pid_t reaped;
+
+                while ((reaped = waitpid(-1, &status, WNOHANG)) > 0) {
+                        if (reaped != pid)
+                                continue;
+                        if (WIFEXITED(status))
+                                return WEXITSTATUS(status);
+                        return 128 + WTERMSIG(status);
+                }
+                if (reaped < 0 && errno == ECHILD)
+                        return 255;
+                siginfo_t info;
+                int signo = sigwaitinfo(set, &info);
+                if (signo > 0 && signo != SIGCHLD)
+                        kill(pid, signo);
+        }
+}
+
+int cmd_run(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        struct option options[16];
+        struct create_request req = { 0 };
+        bool detach = false, keep = false;
+        sigset_t set;
+        int opt, pid = 0, n = 0;
+
+        for (; create_long_options[n].name != NULL; n++)
+                options[n] = create_long_options[n];
+        options[n++] = (struct option){ "detach", no_argument, NULL, 'd' };
+        options[n++] = (struct option){ "keep", no_argument, NULL, 'k' };
+        options[n++] = (struct option){ "no-subreaper", no_argument, NULL, 'S' };
+        options[n] = (struct option){ NULL, 0, NULL, 0 };
+
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+b:dh", options, NULL)) != -1) {
+                if (opt == 'd') {
+                        detach = true;
+                        continue;
+                }
+                if (opt == 'k') {
+                        keep = true;
+                        continue;
+                }
+                if (opt == 'S')
+                        continue;
+                if (opt == 'h') {
+                        printf("usage: sbrun run [--detach] [--keep] [create options] ID\n");
+                        return 0;
+                }
+                int r = create_request_option(opt, optarg, &req, err);
+                if (r < 0)
+                        return 1;
+                if (r == 0)
+                        return sb_fail(err, 0, "run: unknown option \"%s\"", argv[optind - 1]), 1;
+        }
+        if (cli_require_id("run", argc, argv, optind, &req.id, err) < 0)
+                return 1;
+        if (detach && keep)
+                return sb_fail(err, 0, "run: --keep cannot be used with --detach"), 1;
+
+        if (!detach) {
+                /* Before create: the container is reparented to us when its
+                 * outer bwrap goes, and its signals must not be lost. */
+                if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+                        return sb_fail(err, errno, "run: become a subreaper"), 1;
+                block_signals(&set);
+        }
+        if (container_create(global, &req, &pid, err) < 0)
+                return 1;
+        if (container_start(global, req.id, err) < 0) {
+                struct sb_error cleanup = { 0 };
+                container_delete(global, req.id, true, &cleanup);
+                sb_error_clear(&cleanup);
+                return 1;
+        }
+        if (detach)
+                return 0;
+
+        int code = wait_container(pid, &set);
+        if (!keep) {
+                struct sb_error cleanup = { 0 };
+                if (container_delete(global, req.id, true, &cleanup) < 0) {
+                        char *text = sb_error_text(&cleanup);
+                        sb_warn("run: delete after exit: %s", text ? text : "failed");
+                        free(text);
+                }
+                sb_error_clear(&cleanup);
+        }
+        return code;
+}

@@ -1,0 +1,566 @@
+#include "runtime/create_container.h"
+
+#include "config.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "common/log.h"
+#include "common/strv.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/commands.h"
+#include "runtime/container_id.h"
+#include "runtime/container_status.h"
+#include "runtime/exec_lookup.h"
+#include "runtime/init_image.h"
+#include "runtime/launcher.h"
+#include "runtime/mount_translate.h"
+#include "runtime/namespaces.h"
+#include "runtime/plan_build.h"
+#include "runtime/rootfs_path.h"
+#include "runtime/state_dir.h"
+#include "spec/effective.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What one create holds; released in one place whatever happened. */
+struct create_ctx {
+        struct oci_config *config;
+        char *bundle;
+        char *rootfs;
+        int rootfs_fd;
+        struct ns_setup ns;
+        struct strv bwrap;
+        struct init_mount_list init_mounts;
+        struct mount_table mounts;
+        struct init_plan plan;
+        char *cwd;
+        char *exec_path;
+        int fds[LFD_COUNT];
+        int ready_read, error_read, error_write, info_read;
+        pid_t launcher;
+        int container_pid;
+};
+
+static void create_ctx_release(struct create_ctx *c)
+{
+        /* A container that did not get all the way is killed before bwrap,
+         * whose death would otherwise orphan it. */
+        if (c->container_pid > 0)
+                kill(c->container_pid, SIGKILL);
+        if (c->launcher > 0) {
+                kill(c->launcher, SIGKILL);
+                while (waitpid(c->launcher, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        oci_config_free(c->config);
+        free(c->bundle);
+        free(c->rootfs);
+        free(c->cwd);
+        free(c->exec_path);
+        if (c->rootfs_fd >= 0)
+                close(c->rootfs_fd);
+        ns_setup_release(&c->ns);
+        strv_release(&c->bwrap);
+        init_mount_list_release(&c->init_mounts);
+        mount_table_release(&c->mounts);
+        init_plan_release(&c->plan);
+        for (int i = 0; i < LFD_COUNT; i++) {
+                if (c->fds[i] >= 0)
+                        close(c->fds[i]);
+        }
+        int others[] = { c->ready_read, c->error_read, c->error_write, c->info_read };
+        for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+                if (others[i] >= 0)
+                        close(others[i]);
+        }
+}
+
+static void create_ctx_init(struct create_ctx *c)
+{
+        memset(c, 0, sizeof(*c));
+        c->rootfs_fd = c->ready_read = c->error_read = c->error_write = c->info_read = -1;
+        for (int i = 0; i < LFD_COUNT; i++)
+                c->fds[i] = -1;
+        for (int t = 0; t < OCI_NS_COUNT; t++)
+                c->ns.join_fds[t] = -1;
+}
+
+int create_request_option(int opt, const char *arg, struct create_request *req,
+                          struct sb_error *err)
+{
+        switch (opt) {
+        case 'b':
+                req->bundle = arg;
+                return 1;
+        case 'p':
+                req->pid_file = arg;
+                return 1;
+        case 'c':
+                req->console_socket = arg;
+                return 1;
+        case 'P': {
+                char *end = NULL;
+                long n = strtol(arg, &end, 10);
+                if (end == arg || *end != '\0' || n < 0 || n > 1000)
+                        return sb_fail(err, 0, "--preserve-fds: invalid value \"%s\"", arg);
+                req->preserve_fds = (int)n;
+                return 1;
+        }
+        case 'N':
+                req->no_pivot = true;
+                return 1;
+        case 'K':
+                req->no_new_keyring = true;
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+static int resolve_bundle(const struct create_request *req, struct create_ctx *c,
+                          struct sb_error *err)
+{
+        const char *bundle = req->bundle ? req->bundle : ".";
+        char real[PATH_MAX];
+
+        if (realpath(bundle, real) == NULL)
+                return sb_fail(err, errno, "--bundle: \"%s\"", bundle);
+        c->bundle = strdup(real);
+        c->config = oci_config_load_bundle(c->bundle, err);
+        if (c->config == NULL)
+                return -1;
+        if (c->config->process == NULL)
+                return sb_fail(err, 0, "config.json: process: required to create a container");
+        return 0;
+}
+
+static int open_rootfs(struct create_ctx *c, struct sb_error *err)
+{
+        _cleanup_free_ char *joined = NULL;
+        const char *path = c->config->root.path;
+        char real[PATH_MAX];
+
+        if (path[0] != '/') {
+                if (asprintf(&joined, "%s/%s", c->bundle, path) < 0)
+                        return sb_fail(err, ENOMEM, "root.path");
+                path = joined;
+        }
+        if (realpath(path, real) == NULL)
+                return sb_fail(err, errno, "root.path: \"%s\"", c->config->root.path);
+        c->rootfs = strdup(real);
+        c->rootfs_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (c->rootfs == NULL || c->rootfs_fd < 0)
+                return sb_fail(err, errno, "root.path: open \"%s\"", real);
+        return 0;
+}
+
+static bool covered_by_mount(const char *path, void *data)
+{
+        const struct create_ctx *c = data;
+        return mount_table_find(&c->mounts, path) != NULL;
+}
+
+/* runc creates a missing cwd and refuses one that is not a directory. */
+static int resolve_cwd(struct create_ctx *c, struct sb_error *err)
+{
+        _cleanup_free_ char *clean = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (rootfs_clean_path(c->config->process->cwd, &clean, err) < 0)
+                return sb_error_prefix(err, "process.cwd");
+        if (mount_table_find(&c->mounts, clean) != NULL) {
+                /* Inside a mount the rootfs on disk says nothing; bwrap's
+                 * --dir makes it after the mounts. */
+                c->cwd = SB_STEAL_PTR(clean);
+                return 0;
+        }
+        if (rootfs_resolve(c->rootfs_fd, clean, ROOTFS_CREATE_DIR, &c->cwd, &fd, err) < 0)
+                return sb_error_prefix(err, "process.cwd: \"%s\"", c->config->process->cwd);
+        if (fstat(fd, &st) < 0)
+                return sb_fail(err, errno, "process.cwd: \"%s\"", c->config->process->cwd);
+        if (!S_ISDIR(st.st_mode))
+                return sb_fail(err, 0, "process.cwd: \"%s\": not a directory",
+                               c->config->process->cwd);
+        return 0;
+}
+
+static int make_memfd(const char *name, const void *data, size_t len, struct sb_error *err)
+{
+        _cleanup_close_ int fd = memfd_create(name, MFD_CLOEXEC);
+
+        if (fd < 0)
+                return sb_fail(err, errno, "memfd_create %s", name);
+        if (sb_write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+                return sb_fail(err, errno, "write %s", name);
+        return SB_STEAL_FD(fd);
+}
+
+static int build_bwrap_args(struct create_ctx *c, int preserve_fds, struct sb_error *err)
+{
+        struct strv *a = &c->bwrap;
+
+        strv_add(a, "--bind");
+        strv_add(a, c->rootfs);
+        strv_add(a, "/");
+        if (c->ns.new_pid) {
+                /* The user process is pid 1 of its namespace, as with runc. */
+                strv_add(a, "--unshare-pid");
+                strv_add(a, "--as-pid-1");
+        }
+        if (mounts_translate(c->config, c->bundle, c->rootfs_fd, a, &c->init_mounts, &c->mounts,
+                             err) < 0)
+                return -1;
+        if (resolve_cwd(c, err) < 0)
+                return -1;
+        strv_add(a, "--dir");
+        strv_add(a, c->cwd);
+        strv_add(a, "--chdir");
+        strv_add(a, c->cwd);
+        strv_add(a, "--info-fd");
+        strv_addf(a, "%d", launcher_fd_number(preserve_fds, LFD_INFO));
+        return a->failed ? sb_fail(err, ENOMEM, "bwrap arguments") : 0;
+}
+
+static int args_memfd(const struct strv *a, struct sb_error *err)
+{
+        size_t len = 0;
+        for (size_t i = 0; i < a->n; i++)
+                len += strlen(a->items[i]) + 1;
+        _cleanup_free_ char *buf = malloc(len ? len : 1);
+        if (buf == NULL)
+                return sb_fail(err, ENOMEM, "bwrap arguments");
+        char *p = buf;
+        for (size_t i = 0; i < a->n; i++) {
+                size_t n = strlen(a->items[i]) + 1;
+                memcpy(p, a->items[i], n);
+                p += n;
+        }
+        return make_memfd("sbrun-bwrap-args", buf, len, err);
+}
+
+static int count_listen_fds(void)
+{
+        const char *v = getenv("LISTEN_FDS");
+        char *end = NULL;
+        long n;
+
+        if (v == NULL)
+                return 0;
+        n = strtol(v, &end, 10);
+        return (end != v && *end == '\0' && n > 0 && n < 1000) ? (int)n : 0;
+}
+
+static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
+                        struct sb_error *err)
+{
+        struct plan_inputs in = {
+                .exec_path = c->exec_path,
+                .cwd = c->cwd,
+                .mounts = &c->init_mounts,
+                .preserve_fds = preserve_fds,
+                .listen_fds = listen_fds,
+                .ready_fd = launcher_fd_number(preserve_fds, LFD_READY),
+                .fifo_fd = launcher_fd_number(preserve_fds, LFD_FIFO),
+                .stderr_fd = launcher_fd_number(preserve_fds, LFD_STDERR),
+        };
+        _cleanup_free_ uint8_t *encoded = NULL;
+        size_t len = 0;
+
+        if (plan_build(c->config, &in, &c->plan, err) < 0)
+                return -1;
+        if (init_plan_encode(&c->plan, &encoded, &len, err) < 0)
+                return -1;
+        c->fds[LFD_PLAN] = make_memfd("sbrun-init-plan", encoded, len, err);
+        return c->fds[LFD_PLAN] < 0 ? -1 : 0;
+}
+
+static int make_pipe(int *read_end, int *write_end, struct sb_error *err)
+{
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return sb_fail(err, errno, "pipe");
+        *read_end = p[0];
+        *write_end = p[1];
+        return 0;
+}
+
+static int open_channels(struct create_ctx *c, struct state_dir *sd, struct sb_error *err)
+{
+        if (mkfifoat(sd->dir_fd, EXEC_FIFO, 0600) < 0)
+                return sb_fail(err, errno, "create %s/%s", sd->path, EXEC_FIFO);
+        c->fds[LFD_FIFO] = openat(sd->dir_fd, EXEC_FIFO, O_PATH | O_CLOEXEC);
+        if (c->fds[LFD_FIFO] < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
+        c->fds[LFD_INIT_IMAGE] = init_image_memfd(err);
+        if (c->fds[LFD_INIT_IMAGE] < 0)
+                return -1;
+        /* The memfd must not be close-on-exec: it is executed after bwrap's exec. */
+        c->fds[LFD_STDERR] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (c->fds[LFD_STDERR] < 0)
+                return sb_fail(err, errno, "dup stderr");
+        if (make_pipe(&c->ready_read, &c->fds[LFD_READY], err) < 0 ||
+            make_pipe(&c->error_read, &c->error_write, err) < 0 ||
+            make_pipe(&c->info_read, &c->fds[LFD_INFO], err) < 0)
+                return -1;
+        c->fds[LFD_ARGS] = args_memfd(&c->bwrap, err);
+        return c->fds[LFD_ARGS] < 0 ? -1 : 0;
+}
+
+static void close_fd(int *fd)
+{
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+}
+
+static char *read_all_nonblocking(int fd)
+{
+        char *text = NULL;
+        size_t len = 0;
+        struct sb_error ignored = { 0 };
+
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        if (sb_read_fd(fd, 64 * 1024, &text, &len, &ignored) < 0) {
+                sb_error_clear(&ignored);
+                return NULL;
+        }
+        while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+                text[--len] = '\0';
+        return text;
+}
+
+/* The launcher, bwrap and init report through the ready pipe: 'R' when the
+ * container waits on exec.fifo, 'E<message>' on failure, nothing if bwrap
+ * died (its own message is then on the error pipe). */
+static int wait_ready(struct create_ctx *c, struct sb_error *err)
+{
+        char first;
+        ssize_t n;
+
+        do
+                n = read(c->ready_read, &first, 1);
+        while (n < 0 && errno == EINTR);
+        if (n == 1 && first == 'R')
+                return 0;
+        if (n == 1 && first == 'E') {
+                _cleanup_free_ char *msg = NULL;
+                sb_read_fd(c->ready_read, 64 * 1024, &msg, NULL, err);
+                return sb_fail(err, 0, "%s", msg ? msg : "container setup failed");
+        }
+        int status = 0;
+        while (waitpid(c->launcher, &status, 0) < 0 && errno == EINTR)
+                ;
+        c->launcher = 0;
+        _cleanup_free_ char *bwrap_msg = read_all_nonblocking(c->error_read);
+        if (WIFEXITED(status))
+                return sb_fail(err, 0, "bwrap failed (exit status %d): %s", WEXITSTATUS(status),
+                               bwrap_msg && *bwrap_msg ? bwrap_msg : "no message");
+        return sb_fail(err, 0, "bwrap was killed by signal %d", WTERMSIG(status));
+}
+
+static int read_child_pid(struct create_ctx *c, struct sb_error *err)
+{
+        _cleanup_free_ char *info = read_all_nonblocking(c->info_read);
+        const char *key = info ? strstr(info, "\"child-pid\"") : NULL;
+
+        if (key == NULL)
+                return sb_fail(err, 0, "bwrap did not report the container pid");
+        key = strchr(key, ':');
+        c->container_pid = key ? atoi(key + 1) : 0;
+        if (c->container_pid <= 0)
+                return sb_fail(err, 0, "bwrap reported an invalid container pid");
+        return 0;
+}
+
+static int spawn(struct create_ctx *c, const struct create_request *req, struct sb_error *err)
+{
+        struct strv argv = { 0 };
+        struct launcher_config lc = {
+                .error_pipe = c->error_write,
+                .preserve_fds = req->preserve_fds,
+                .hostname = c->config->hostname,
+                .domainname = c->config->domainname,
+                .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,
+                .n_sysctl = c->config->linux_ ? c->config->linux_->n_sysctl : 0,
+                .rlimits = c->config->process->rlimits,
+                .n_rlimits = c->config->process->n_rlimits,
+                .has_oom_score_adj = c->config->process->has_oom_score_adj,
+                .oom_score_adj = c->config->process->oom_score_adj,
+        };
+
+        for (int i = 0; i < LFD_COUNT; i++)
+                lc.fds[i] = c->fds[i];
+        for (int t = 0; t < OCI_NS_COUNT; t++) {
+                lc.ns_fds[t] = c->ns.join_fds[t];
+                lc.unshare[t] = c->ns.unshare[t];
+        }
+        if (lc.hostname && !*lc.hostname)
+                lc.hostname = NULL;
+        if (lc.domainname && !*lc.domainname)
+                lc.domainname = NULL;
+        strv_add(&argv, SBRUN_BWRAP_PATH);
+        strv_add(&argv, "--args");
+        strv_addf(&argv, "%d", launcher_fd_number(req->preserve_fds, LFD_ARGS));
+        strv_add(&argv, "--");
+        strv_addf(&argv, "/proc/self/fd/%d", launcher_fd_number(req->preserve_fds, LFD_INIT_IMAGE));
+        strv_addf(&argv, "%d", launcher_fd_number(req->preserve_fds, LFD_PLAN));
+        if (argv.failed) {
+                strv_release(&argv);
+                return sb_fail(err, ENOMEM, "bwrap arguments");
+        }
+        lc.bwrap_argv = argv.items;
+        if (sb_log_debug_enabled()) {
+                for (size_t i = 0; i < c->bwrap.n; i++)
+                        sb_debug("bwrap arg: %s", c->bwrap.items[i]);
+        }
+        c->launcher = launcher_spawn(&lc, err);
+        strv_release(&argv);
+        if (c->launcher < 0) {
+                c->launcher = 0;
+                return -1;
+        }
+        /* Only the launcher's side may hold the write ends, or no EOF comes. */
+        close_fd(&c->fds[LFD_READY]);
+        close_fd(&c->fds[LFD_INFO]);
+        close_fd(&c->error_write);
+        return 0;
+}
+
+static char *now_rfc3339(void)
+{
+        struct timespec ts;
+        struct tm tm;
+        char base[32];
+        char *out = NULL;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+        if (asprintf(&out, "%s.%09ldZ", base, ts.tv_nsec) < 0)
+                return NULL;
+        return out;
+}
+
+static int write_pid_file(const char *path, int pid, struct sb_error *err)
+{
+        _cleanup_free_ char *tmp = NULL;
+        char value[32];
+        int n = snprintf(value, sizeof(value), "%d", pid);
+        _cleanup_close_ int fd = -1;
+
+        if (asprintf(&tmp, "%s.sbrun-tmp", path) < 0)
+                return sb_fail(err, ENOMEM, "--pid-file");
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return sb_fail(err, errno, "--pid-file: create %s", tmp);
+        if (sb_write_all(fd, value, (size_t)n) < 0 || rename(tmp, path) < 0) {
+                int saved = errno;
+                unlink(tmp);
+                return sb_fail(err, saved, "--pid-file: write %s", path);
+        }
+        return 0;
+}
+
+static int record_state(struct create_ctx *c, struct state_dir *sd, const struct create_request *req,
+                        struct sb_error *err)
+{
+        struct oci_state state = {
+                .oci_version = (char *)SBRUN_OCI_VERSION,
+                .id = sd->id,
+                .status = (char *)"created",
+                .pid = c->container_pid,
+                .bundle = c->bundle,
+                .rootfs = c->rootfs,
+                .owner = (char *)"",
+                .annotations = c->config->annotations,
+                .n_annotations = c->config->n_annotations,
+        };
+        _cleanup_free_ char *created = now_rfc3339();
+
+        state.created = created;
+        if (proc_stat_identity(c->container_pid, &state.pid_start_time, NULL) < 0)
+                return sb_fail(err, errno, "container process %d vanished", c->container_pid);
+        if (state_dir_save(sd, &state, err) < 0)
+                return -1;
+        if (req->pid_file && write_pid_file(req->pid_file, c->container_pid, err) < 0)
+                return -1;
+        return 0;
+}
+
+static int check_request(const struct create_request *req, const struct oci_config *config,
+                         struct sb_error *err)
+{
+        if (config->process->terminal)
+                return sb_fail(err, 0, "process.terminal: terminals are not implemented yet in sbrun");
+        if (req->console_socket)
+                return sb_fail(err, 0, "--console-socket: only valid with process.terminal, and terminals are not implemented yet in sbrun");
+        if (req->no_pivot)
+                sb_warn("--no-pivot: ignored, bwrap always uses pivot_root (stricter)");
+        return 0;
+}
+
+int container_create(const struct global_options *global, const struct create_request *req,
+                     int *pid, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct create_ctx c;
+        int ret = -1;
+
+        create_ctx_init(&c);
+        if (container_id_validate(req->id, err) < 0)
+                goto out;
+        if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
+                goto out;
+        if (effective_spec_apply(c.config, err) < 0)
+                goto out;
+        if (ns_setup_prepare(c.config, &c.ns, err) < 0 || ns_check_identity(c.config, &c.ns, err) < 0)
+                goto out;
+        if (open_rootfs(&c, err) < 0 || build_bwrap_args(&c, req->preserve_fds, err) < 0)
+                goto out;
+        if (exec_lookup(c.rootfs_fd, c.config->process->args[0], c.cwd, c.config->process->env,
+                        covered_by_mount, &c, &c.exec_path, err) < 0)
+                goto out;
+
+        if (state_dir_create(global->root, req->id, &sd, err) < 0)
+                goto out;
+        if (open_channels(&c, &sd, err) < 0)
+                goto out;
+        if (prepare_plan(&c, req->preserve_fds, count_listen_fds(), err) < 0)
+                goto out;
+        if (spawn(&c, req, err) < 0)
+                goto out;
+        if (wait_ready(&c, err) < 0)
+                goto out;
+        if (read_child_pid(&c, err) < 0)
+                goto out;
+        /* The container waits on exec.fifo now. Its outer bwrap goes, so the
+         * process is reparented to the caller's subreaper (conmon, the
+         * containerd shim, or `sbrun run`), which can wait for it. */
+        kill(c.launcher, SIGKILL);
+        while (waitpid(c.launcher, NULL, 0) < 0 && errno == EINTR)
+                ;
+        c.launcher = 0;
+        if (record_state(&c, &sd, req, err) < 0)
+                goto out;
+        state_dir_keep(&sd);
+        *pid = c.container_pid;
+        c.container_pid = 0;
+        ret = 0;
+out:
+        create_ctx_release(&c);
+        return ret;
+}

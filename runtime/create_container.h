@@ -1,0 +1,29 @@
+/* `create`, shared with `run`: everything from config.json to a container
+ * process waiting on exec.fifo, or nothing at all. */
+#ifndef SB_CREATE_CONTAINER_H
+#define SB_CREATE_CONTAINER_H
+
+#include <stdbool.h>
+
+struct sb_error;
+struct global_options;
+
+struct create_request {
+        const char *id;
+        const char *bundle; /* NULL: the current directory */
+        const char *pid_file;
+        const char *console_socket;
+        int preserve_fds;
+        bool no_pivot;
+        bool no_new_keyring;
+};
+
+/* On success *pid is the container process's host pid. */
+int container_create(const struct global_options *global, const struct create_request *req,
+                     int *pid, struct sb_error *err);
+
+/* Parse the options create and run share; returns 1 if handled. */
+int create_request_option(int opt, const char *arg, struct create_request *req,
+                          struct sb_error *err);
+
+#endif

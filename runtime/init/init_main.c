@@ -1,0 +1,151 @@
+/* sbrun-init: pid 1 of the container, started by bwrap from a sealed memfd
+ * as `/proc/self/fd/MEMFD PLANFD`. It finishes the container setup that bwrap
+ * cannot express, tells sbrun whether that worked, waits for `sbrun start`
+ * and becomes the container process. The order of this file is the order of
+ * what happens. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* openat2, close_range, setresuid, asprintf */
+#endif
+#include "runtime/init/init_creds.h"
+#include "runtime/init/init_devices.h"
+#include "runtime/init/init_fds.h"
+#include "runtime/init/init_mounts.h"
+#include "runtime/init_plan.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_PLAN_SIZE (64u << 20)
+
+static int parse_fd(const char *s)
+{
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno != 0 || end == s || *end != '\0' || v < 0 || v > INT_MAX)
+                return -1;
+        return (int)v;
+}
+
+/* bwrap passes the memfd we run from on to us (it is not CLOEXEC so that
+ * bwrap can exec it). Left open, the container process would inherit a handle
+ * on sbrun-init itself; it is sealed, but there is no reason to keep it. */
+static void close_own_memfd(const char *argv0)
+{
+        static const char prefix[] = "/proc/self/fd/";
+        struct stat self, fdst;
+
+        if (argv0 == NULL || strncmp(argv0, prefix, sizeof(prefix) - 1) != 0)
+                return;
+        int fd = parse_fd(argv0 + sizeof(prefix) - 1);
+        if (fd <= STDERR_FILENO || stat("/proc/self/exe", &self) < 0 || fstat(fd, &fdst) < 0)
+                return;
+        if (self.st_dev == fdst.st_dev && self.st_ino == fdst.st_ino)
+                close(fd);
+}
+
+static int read_plan(const char *fd_arg, struct init_plan *plan, struct sb_error *err)
+{
+        _cleanup_close_ int fd = parse_fd(fd_arg);
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t len = 0, cap = 0;
+
+        if (fd < 0)
+                return sb_fail(err, EINVAL, "plan fd %s is not a file descriptor number", fd_arg);
+        for (;;) {
+                if (len == cap) {
+                        cap = cap ? cap * 2 : 16384;
+                        if (cap > MAX_PLAN_SIZE)
+                                return sb_fail(err, EFBIG, "read init plan");
+                        uint8_t *grown = realloc(buf, cap);
+                        if (grown == NULL)
+                                return sb_fail(err, ENOMEM, "read init plan");
+                        buf = grown;
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return sb_fail(err, errno, "read init plan from fd %d", fd);
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        return init_plan_decode(buf, len, plan, err);
+}
+
+static int setup_container(const struct init_plan *plan, struct sb_error *err)
+{
+        if (init_apply_mounts(plan->mounts, plan->n_mounts, err) < 0)
+                return -1;
+        if (init_create_devices(plan->devices, plan->n_devices, err) < 0)
+                return -1;
+        if (plan->domainname != NULL && setdomainname(plan->domainname, strlen(plan->domainname)) < 0)
+                return sb_fail(err, errno, "setdomainname %s", plan->domainname);
+        if (plan->readonly_root && init_remount_root_readonly(err) < 0)
+                return -1;
+        /* bwrap's --chdir ran before our mounts, which may cover the cwd. */
+        if (plan->cwd != NULL && init_enter_cwd(plan->cwd, err) < 0)
+                return -1;
+        return 0;
+}
+
+/* sbrun turns "E<message>" into the error `create` reports: one line. */
+static void report_failure(int ready_fd, const struct sb_error *err)
+{
+        _cleanup_free_ char *text = sb_error_text(err);
+        if (ready_fd < 0 || text == NULL) {
+                init_print_error(err);
+                return;
+        }
+        for (char *p = text; *p; p++)
+                if (*p == '\n')
+                        *p = ' ';
+        if (init_write_all(ready_fd, "E", 1) < 0 || init_write_all(ready_fd, text, strlen(text)) < 0)
+                init_print_error(err);
+        close(ready_fd);
+}
+
+static int report_ready(int ready_fd, struct sb_error *err)
+{
+        if (ready_fd < 0)
+                return 0;
+        if (init_write_all(ready_fd, "R", 1) < 0)
+                return sb_fail(err, errno, "report readiness");
+        close(ready_fd);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        struct init_plan plan = { 0 };
+        struct sb_error err = { 0 };
+
+        close_own_memfd(argv[0]);
+        if (argc != 2) {
+                sb_fail(&err, 0, "usage: sbrun-init PLAN-FD (started by sbrun, not by hand)");
+                init_print_error(&err);
+                return 1;
+        }
+        if (read_plan(argv[1], &plan, &err) < 0) {
+                init_print_error(&err);
+                return 1;
+        }
+        if (setup_container(&plan, &err) < 0) {
+                report_failure(plan.ready_fd, &err);
+                return 1;
+        }
+        if (report_ready(plan.ready_fd, &err) < 0 ||
+            (plan.fifo_fd >= 0 && init_wait_exec_fifo(plan.fifo_fd, &err) < 0)) {
+                init_print_error(&err);
+                return 1;
+        }
+        init_become_process(&plan);
+}

@@ -1,0 +1,172 @@
+#include "runtime/launcher.h"
+
+#include "config.h"
+
+#include "common/error.h"
+#include "common/fs_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static const int ns_clone_flags[OCI_NS_COUNT] = {
+        [OCI_NS_PID] = CLONE_NEWPID,   [OCI_NS_NETWORK] = CLONE_NEWNET,
+        [OCI_NS_MOUNT] = CLONE_NEWNS,  [OCI_NS_IPC] = CLONE_NEWIPC,
+        [OCI_NS_UTS] = CLONE_NEWUTS,   [OCI_NS_USER] = CLONE_NEWUSER,
+        [OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
+};
+
+/* In the child only: report and die. The message goes where create reads. */
+static _Noreturn void launcher_die(int ready_fd, const char *what, int errnum)
+{
+        char buf[512];
+        int n = snprintf(buf, sizeof(buf), "E%s%s%s", what, errnum ? ": " : "",
+                         errnum ? strerror(errnum) : "");
+        if (n > 0)
+                sb_write_all(ready_fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+        _exit(1);
+}
+
+static int write_sysctl(const char *key, const char *value)
+{
+        char path[512];
+        int fd;
+
+        /* "net.ipv4.ip_forward" → /proc/sys/net/ipv4/ip_forward. The host's
+         * /proc resolves namespaced entries against this process's
+         * namespaces, which are now the container's. */
+        if (snprintf(path, sizeof(path), "/proc/sys/%s", key) >= (int)sizeof(path))
+                return -1;
+        for (char *p = path + strlen("/proc/sys/"); *p; p++) {
+                if (*p == '.')
+                        *p = '/';
+        }
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -1;
+        int r = sb_write_all(fd, value, strlen(value));
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return r;
+}
+
+static void enter_namespaces(const struct launcher_config *lc, int ready_fd)
+{
+        int unshare_flags = 0;
+        char what[128];
+
+        for (int t = 0; t < OCI_NS_COUNT; t++) {
+                if (lc->ns_fds[t] >= 0 && setns(lc->ns_fds[t], ns_clone_flags[t]) < 0) {
+                        snprintf(what, sizeof(what), "linux.namespaces: join %s namespace",
+                                 oci_namespace_type_name(t));
+                        launcher_die(ready_fd, what, errno);
+                }
+                if (lc->unshare[t])
+                        unshare_flags |= ns_clone_flags[t];
+        }
+        if (unshare_flags != 0 && unshare(unshare_flags) < 0)
+                launcher_die(ready_fd, "unshare namespaces", errno);
+}
+
+static void apply_identity(const struct launcher_config *lc, int ready_fd)
+{
+        if (lc->hostname && sethostname(lc->hostname, strlen(lc->hostname)) < 0)
+                launcher_die(ready_fd, "hostname", errno);
+        if (lc->domainname && setdomainname(lc->domainname, strlen(lc->domainname)) < 0)
+                launcher_die(ready_fd, "domainname", errno);
+        for (size_t i = 0; i < lc->n_sysctl; i++) {
+                if (write_sysctl(lc->sysctl[i].key, lc->sysctl[i].value) < 0) {
+                        char what[300];
+                        snprintf(what, sizeof(what), "linux.sysctl: %s=%s", lc->sysctl[i].key,
+                                 lc->sysctl[i].value);
+                        launcher_die(ready_fd, what, errno);
+                }
+        }
+}
+
+static void apply_limits(const struct launcher_config *lc, int ready_fd)
+{
+        for (size_t i = 0; i < lc->n_rlimits; i++) {
+                struct rlimit rl = { .rlim_cur = lc->rlimits[i].soft, .rlim_max = lc->rlimits[i].hard };
+                if (setrlimit(lc->rlimits[i].resource, &rl) < 0) {
+                        char what[128];
+                        snprintf(what, sizeof(what), "process.rlimits[%zu]: %s", i,
+                                 lc->rlimits[i].type);
+                        launcher_die(ready_fd, what, errno);
+                }
+        }
+        if (lc->has_oom_score_adj) {
+                char value[32];
+                int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+                int n = snprintf(value, sizeof(value), "%d", lc->oom_score_adj);
+                if (fd < 0 || sb_write_all(fd, value, (size_t)n) < 0)
+                        launcher_die(ready_fd, "process.oomScoreAdj", errno);
+                close(fd);
+        }
+}
+
+/* Move every fd bwrap and the init need to its fixed number. Sources are
+ * first lifted above every target so no dup2 overwrites a pending source. */
+static void arrange_fds(const struct launcher_config *lc, int *ready_fd)
+{
+        int lifted[LFD_COUNT];
+        int error_pipe;
+        int floor = launcher_fd_number(lc->preserve_fds, LFD_COUNT) + 1;
+
+        for (int i = 0; i < LFD_COUNT; i++) {
+                lifted[i] = fcntl(lc->fds[i], F_DUPFD_CLOEXEC, floor);
+                if (lifted[i] < 0)
+                        launcher_die(*ready_fd, "launcher: dup", errno);
+        }
+        *ready_fd = lifted[LFD_READY];
+        error_pipe = fcntl(lc->error_pipe, F_DUPFD_CLOEXEC, floor);
+        if (error_pipe < 0)
+                launcher_die(*ready_fd, "launcher: dup", errno);
+        for (int i = 0; i < LFD_COUNT; i++) {
+                int target = launcher_fd_number(lc->preserve_fds, (enum launcher_fd)i);
+                /* dup2 leaves the target without FD_CLOEXEC: these cross the exec. */
+                if (dup2(lifted[i], target) < 0)
+                        launcher_die(*ready_fd, "launcher: dup2", errno);
+        }
+        /* Preserved fds are the caller's to pass: make sure they survive exec. */
+        for (int fd = 3; fd < 3 + lc->preserve_fds; fd++) {
+                int flags = fcntl(fd, F_GETFD);
+                if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+                        launcher_die(*ready_fd, "--preserve-fds: fd is not open", errno);
+        }
+        if (dup2(error_pipe, STDERR_FILENO) < 0)
+                launcher_die(*ready_fd, "launcher: dup2 stderr", errno);
+}
+
+pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
+{
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return sb_fail(err, errno, "fork the launcher");
+        if (pid > 0)
+                return pid;
+
+        int ready_fd = lc->fds[LFD_READY];
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+
+        enter_namespaces(lc, ready_fd);
+        apply_identity(lc, ready_fd);
+        /* Before the rlimits: a low RLIMIT_NOFILE must not stop the fd moves. */
+        arrange_fds(lc, &ready_fd);
+        apply_limits(lc, ready_fd);
+
+        char *const empty_env[] = { NULL };
+        execve(SBRUN_BWRAP_PATH, lc->bwrap_argv, empty_env);
+        launcher_die(ready_fd, "exec " SBRUN_BWRAP_PATH, errno);
+}

@@ -1,0 +1,52 @@
+/* The launcher: a child of `sbrun create` that puts itself into the
+ * container's namespaces, limits and fd layout, then becomes bwrap. */
+#ifndef SB_LAUNCHER_H
+#define SB_LAUNCHER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "oci/config.h"
+
+struct sb_error;
+
+/* Fds the launcher hands on, at fixed numbers from 3 + preserve_fds up, so
+ * that the plan (encoded before the fork) can name them. */
+enum launcher_fd {
+        LFD_INIT_IMAGE, /* sealed memfd of sbrun-init */
+        LFD_PLAN,       /* memfd with the encoded init plan */
+        LFD_READY,      /* pipe: init writes 'R' or 'E<message>' */
+        LFD_FIFO,       /* O_PATH fd of exec.fifo */
+        LFD_STDERR,     /* the caller's real stderr */
+        LFD_INFO,       /* bwrap --info-fd: {"child-pid": N} */
+        LFD_ARGS,       /* bwrap --args: NUL-separated options */
+        LFD_COUNT
+};
+
+static inline int launcher_fd_number(int preserve_fds, enum launcher_fd which)
+{
+        return 3 + preserve_fds + (int)which;
+}
+
+struct launcher_config {
+        int fds[LFD_COUNT];       /* sources in the parent, all O_CLOEXEC */
+        int error_pipe;           /* becomes the launcher's stderr (bwrap's messages) */
+        int preserve_fds;
+        int ns_fds[OCI_NS_COUNT]; /* namespaces to join (setns), -1 for none */
+        bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
+        const char *hostname;
+        const char *domainname;
+        const struct oci_kv *sysctl;
+        size_t n_sysctl;
+        const struct oci_rlimit *rlimits;
+        size_t n_rlimits;
+        bool has_oom_score_adj;
+        int oom_score_adj;
+        char *const *bwrap_argv; /* full argv, [0] = bwrap path */
+};
+
+/* Fork the launcher; returns its pid (which becomes bwrap's). A failure in
+ * the child is written as 'E<message>' to fds[LFD_READY]. */
+pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err);
+
+#endif

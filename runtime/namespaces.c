@@ -1,0 +1,134 @@
+#include "runtime/namespaces.h"
+
+#include "common/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const int ns_clone_flag[OCI_NS_COUNT] = {
+        [OCI_NS_PID] = CLONE_NEWPID,   [OCI_NS_NETWORK] = CLONE_NEWNET,
+        [OCI_NS_MOUNT] = CLONE_NEWNS,  [OCI_NS_IPC] = CLONE_NEWIPC,
+        [OCI_NS_UTS] = CLONE_NEWUTS,   [OCI_NS_USER] = CLONE_NEWUSER,
+        [OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
+};
+
+static int open_namespace(const struct oci_namespace *ns, size_t index, struct sb_error *err)
+{
+        int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+        int type;
+
+        if (fd < 0)
+                return sb_fail(err, errno, "linux.namespaces[%zu].path: \"%s\"", index, ns->path);
+        type = ioctl(fd, NS_GET_NSTYPE);
+        if (type < 0) {
+                close(fd);
+                return sb_fail(err, 0, "linux.namespaces[%zu].path: \"%s\" is not a namespace file",
+                               index, ns->path);
+        }
+        if (type != ns_clone_flag[ns->type]) {
+                close(fd);
+                return sb_fail(err, 0, "linux.namespaces[%zu].path: \"%s\" is not a %s namespace",
+                               index, ns->path, oci_namespace_type_name(ns->type));
+        }
+        return fd;
+}
+
+int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struct sb_error *err)
+{
+        const struct oci_linux *linux_ = config->linux_;
+
+        for (int t = 0; t < OCI_NS_COUNT; t++) {
+                ns->join_fds[t] = -1;
+                ns->unshare[t] = false;
+        }
+        ns->new_pid = false;
+        for (size_t i = 0; linux_ && i < linux_->n_namespaces; i++) {
+                const struct oci_namespace *n = &linux_->namespaces[i];
+                switch (n->type) {
+                case OCI_NS_MOUNT:
+                        /* bwrap always makes a new mount namespace. */
+                        if (n->path)
+                                return sb_fail(err, 0, "linux.namespaces[%zu].path: joining a mount namespace is not supported", i);
+                        continue;
+                case OCI_NS_USER:
+                        return sb_fail(err, 0, "linux.namespaces[%zu]: user namespaces are not implemented yet in sbrun", i);
+                case OCI_NS_TIME:
+                        return sb_fail(err, 0, "linux.namespaces[%zu]: time namespaces are not implemented yet in sbrun", i);
+                case OCI_NS_PID:
+                        if (n->path == NULL) {
+                                ns->new_pid = true;
+                                continue;
+                        }
+                        break;
+                default:
+                        if (n->path == NULL) {
+                                ns->unshare[n->type] = true;
+                                continue;
+                        }
+                        break;
+                }
+                ns->join_fds[n->type] = open_namespace(n, i, err);
+                if (ns->join_fds[n->type] < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+void ns_setup_release(struct ns_setup *ns)
+{
+        for (int t = 0; t < OCI_NS_COUNT; t++) {
+                if (ns->join_fds[t] >= 0)
+                        close(ns->join_fds[t]);
+                ns->join_fds[t] = -1;
+        }
+}
+
+static bool has_ns(const struct ns_setup *ns, enum oci_namespace_type t)
+{
+        return ns->unshare[t] || ns->join_fds[t] >= 0;
+}
+
+static const char *const ipc_sysctls[] = {
+        "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.sem",
+        "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", NULL,
+};
+
+int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
+                      struct sb_error *err)
+{
+        if (config->hostname && *config->hostname && !has_ns(ns, OCI_NS_UTS))
+                return sb_fail(err, 0, "hostname: cannot set the hostname without a private UTS namespace");
+        if (config->domainname && *config->domainname && !has_ns(ns, OCI_NS_UTS))
+                return sb_fail(err, 0, "domainname: cannot set the domainname without a private UTS namespace");
+        for (size_t i = 0; config->linux_ && i < config->linux_->n_sysctl; i++) {
+                const char *key = config->linux_->sysctl[i].key;
+                bool ok = false;
+                enum oci_namespace_type needs = OCI_NS_IPC;
+
+                for (const char *const *p = ipc_sysctls; *p && !ok; p++)
+                        ok = strcmp(key, *p) == 0;
+                if (!ok && strncmp(key, "fs.mqueue.", 10) == 0)
+                        ok = true;
+                if (!ok && strncmp(key, "net.", 4) == 0) {
+                        ok = true;
+                        needs = OCI_NS_NETWORK;
+                }
+                if (!ok && (strcmp(key, "kernel.hostname") == 0 || strcmp(key, "kernel.domainname") == 0)) {
+                        ok = true;
+                        needs = OCI_NS_UTS;
+                }
+                if (!ok)
+                        return sb_fail(err, 0, "linux.sysctl: \"%s\" is not a namespaced sysctl: refused", key);
+                if (strchr(key, '/') != NULL || strstr(key, "..") != NULL)
+                        return sb_fail(err, 0, "linux.sysctl: invalid key \"%s\"", key);
+                if (!has_ns(ns, needs))
+                        return sb_fail(err, 0, "linux.sysctl: \"%s\" needs a %s namespace of the container's own",
+                                       key, oci_namespace_type_name(needs));
+        }
+        return 0;
+}

@@ -1,0 +1,27 @@
+/* Which namespaces the container gets and who makes them: the launcher
+ * joins (setns) or makes (unshare) net, ipc, uts and cgroup so that it can
+ * set the hostname and sysctls in them; bwrap makes the mount and pid ones. */
+#ifndef SB_NAMESPACES_H
+#define SB_NAMESPACES_H
+
+#include <stdbool.h>
+
+#include "oci/config.h"
+
+struct sb_error;
+
+struct ns_setup {
+        int join_fds[OCI_NS_COUNT]; /* opened namespace files, -1 when not joined */
+        bool unshare[OCI_NS_COUNT]; /* made by the launcher */
+        bool new_pid;               /* made by bwrap (--unshare-pid --as-pid-1) */
+};
+
+int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struct sb_error *err);
+void ns_setup_release(struct ns_setup *ns);
+
+/* Refuse sysctls that would change the host, and hostname/domainname
+ * without a UTS namespace of the container's own. */
+int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
+                      struct sb_error *err);
+
+#endif

@@ -1,0 +1,83 @@
+#include "runtime/start_container.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "oci/state.h"
+#include "runtime/commands.h"
+#include "runtime/container_status.h"
+#include "runtime/state_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The init blocks in open(exec.fifo, O_WRONLY) until a reader comes, then
+ * writes one byte. The fifo is opened non-blocking, so that a container
+ * whose process died never leaves `start` hanging: the pidfd tells. */
+static int release_through_fifo(struct state_dir *sd, const struct oci_state *state,
+                                struct sb_error *err)
+{
+        _cleanup_close_ int fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        _cleanup_close_ int pidfd = -1;
+        char byte;
+
+        if (fifo < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
+        pidfd = container_pidfd(state, err);
+        if (pidfd < 0)
+                return sb_error_prefix(err, "start");
+        for (;;) {
+                struct pollfd pfds[2] = {
+                        { .fd = fifo, .events = POLLIN },
+                        { .fd = pidfd, .events = POLLIN },
+                };
+                int r = poll(pfds, 2, -1);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return sb_fail(err, errno, "wait on %s", EXEC_FIFO);
+                if (pfds[0].revents & POLLIN) {
+                        ssize_t n = read(fifo, &byte, 1);
+                        if (n == 1)
+                                return 0;
+                        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                                continue;
+                }
+                if (pfds[1].revents & POLLIN)
+                        return sb_fail(err, 0, "container \"%s\" exited before it was started",
+                                       state->id);
+                /* POLLHUP without data: a writer came and went; wait on. */
+                if ((pfds[0].revents & POLLHUP) && !(pfds[0].revents & POLLIN))
+                        usleep(10000);
+        }
+}
+
+int container_start(const struct global_options *global, const char *id, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct oci_state *state;
+        int ret = -1;
+
+        if (state_dir_open(global->root, id, &sd, err) < 0)
+                return -1;
+        state = state_dir_load(&sd, err);
+        if (state == NULL)
+                return -1;
+        const char *status = container_status(state);
+        if (strcmp(status, "created") != 0) {
+                sb_fail(err, 0, "cannot start a container that is %s", status);
+                goto out;
+        }
+        if (release_through_fifo(&sd, state, err) < 0)
+                goto out;
+        state->started = true;
+        if (state_dir_save(&sd, state, err) < 0)
+                goto out;
+        unlinkat(sd.dir_fd, EXEC_FIFO, 0);
+        ret = 0;
+out:
+        oci_state_free(state);
+        return ret;
+}

@@ -1,0 +1,45 @@
+/* The per-container directory under the state root (<root>/<id>): the state
+ * record, exec.fifo, and an exclusive lock so that concurrent commands on
+ * one container are serialised. */
+#ifndef SB_STATE_DIR_H
+#define SB_STATE_DIR_H
+
+#include <stdbool.h>
+
+struct sb_error;
+struct oci_state;
+
+struct state_dir {
+        int root_fd;
+        int dir_fd; /* also holds the flock */
+        char *id;
+        char *path;
+        bool created_here; /* made by this command: removed when it fails */
+};
+
+#define STATE_DIR_INIT { .root_fd = -1, .dir_fd = -1 }
+#define STATE_RECORD "state.json"
+#define EXEC_FIFO "exec.fifo"
+
+/* Make a new directory for id (fails with "container "id" already exists"). */
+int state_dir_create(const char *root, const char *id, struct state_dir *sd, struct sb_error *err);
+/* Open and lock an existing container's directory. */
+int state_dir_open(const char *root, const char *id, struct state_dir *sd, struct sb_error *err);
+
+int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct sb_error *err);
+struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
+
+/* Remove the directory and everything in it. */
+int state_dir_remove(struct state_dir *sd, struct sb_error *err);
+
+/* Release fds (and the lock); a directory created by this command and not
+ * committed with state_dir_keep() is removed. */
+void state_dir_release(struct state_dir *sd);
+static inline void state_dir_keep(struct state_dir *sd)
+{
+        sd->created_here = false;
+}
+
+#define _cleanup_state_dir_ __attribute__((cleanup(state_dir_release)))
+
+#endif
