@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,6 +53,9 @@ struct create_ctx {
         int ready_read, error_read, error_write, info_read;
         pid_t launcher;
         int container_pid;
+        int userns_sync, userns_sync_child;
+        int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
+        int listen_fds;
 };
 
 static void create_ctx_release(struct create_ctx *c)
@@ -81,7 +85,8 @@ static void create_ctx_release(struct create_ctx *c)
                 if (c->fds[i] >= 0)
                         close(c->fds[i]);
         }
-        int others[] = { c->ready_read, c->error_read, c->error_write, c->info_read };
+        int others[] = { c->ready_read, c->error_read, c->error_write, c->info_read,
+                         c->userns_sync, c->userns_sync_child };
         for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
                 if (others[i] >= 0)
                         close(others[i]);
@@ -92,6 +97,7 @@ static void create_ctx_init(struct create_ctx *c)
 {
         memset(c, 0, sizeof(*c));
         c->rootfs_fd = c->ready_read = c->error_read = c->error_write = c->info_read = -1;
+        c->userns_sync = c->userns_sync_child = -1;
         for (int i = 0; i < LFD_COUNT; i++)
                 c->fds[i] = -1;
         for (int t = 0; t < OCI_NS_COUNT; t++)
@@ -221,6 +227,7 @@ static int build_bwrap_args(struct create_ctx *c, int preserve_fds, struct sb_er
                 strv_add(a, "--unshare-pid");
                 strv_add(a, "--as-pid-1");
         }
+        c->mounts.in_userns = c->ns.new_user || c->ns.join_fds[OCI_NS_USER] >= 0;
         if (mounts_translate(c->config, c->bundle, c->rootfs_fd, a, &c->init_mounts, &c->mounts,
                              err) < 0)
                 return -1;
@@ -288,6 +295,13 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
         return c->fds[LFD_PLAN] < 0 ? -1 : 0;
 }
 
+static void close_fd(int *fd)
+{
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+}
+
 static int make_pipe(int *read_end, int *write_end, struct sb_error *err)
 {
         int p[2];
@@ -316,16 +330,89 @@ static int open_channels(struct create_ctx *c, struct state_dir *sd, struct sb_e
             make_pipe(&c->error_read, &c->error_write, err) < 0 ||
             make_pipe(&c->info_read, &c->fds[LFD_INFO], err) < 0)
                 return -1;
+        if (c->ns.new_user) {
+                int sv[2];
+                if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                        return sb_fail(err, errno, "socketpair");
+                c->userns_sync = sv[0];
+                c->userns_sync_child = sv[1];
+        }
         c->fds[LFD_ARGS] = args_memfd(&c->bwrap, err);
         return c->fds[LFD_ARGS] < 0 ? -1 : 0;
 }
 
-static void close_fd(int *fd)
+/* The host id that container id `id` maps to, or -1. */
+static long long map_to_host(const struct oci_idmap *maps, size_t n, uint32_t id)
 {
-        if (*fd >= 0)
-                close(*fd);
-        *fd = -1;
+        for (size_t i = 0; i < n; i++) {
+                if (id >= maps[i].container_id && id - maps[i].container_id < maps[i].size)
+                        return (long long)maps[i].host_id + (id - maps[i].container_id);
+        }
+        return -1;
 }
+
+/* The init opens exec.fifo as the container's root, which in a new user
+ * namespace is not the host's root. */
+static int chown_fifo(struct create_ctx *c, struct state_dir *sd, struct sb_error *err)
+{
+        const struct oci_linux *l = c->config->linux_;
+        long long uid, gid;
+
+        if (!c->ns.new_user)
+                return 0;
+        uid = map_to_host(l->uid_mappings, l->n_uid_mappings, 0);
+        gid = map_to_host(l->gid_mappings, l->n_gid_mappings, 0);
+        if (uid < 0 || gid < 0)
+                return sb_fail(err, 0, "linux.uidMappings: container uid and gid 0 must be mapped");
+        if (fchownat(sd->dir_fd, EXEC_FIFO, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0)
+                return sb_fail(err, errno, "chown %s/%s", sd->path, EXEC_FIFO);
+        return 0;
+}
+
+static int write_id_map(pid_t pid, const char *file, const char *field,
+                        const struct oci_idmap *maps, size_t n, struct sb_error *err)
+{
+        char path[64];
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        _cleanup_close_ int fd = -1;
+
+        text = calloc(n, 3 * 11 + 3);
+        if (text == NULL)
+                return sb_fail(err, ENOMEM, "%s", field);
+        for (size_t i = 0; i < n; i++)
+                len += (size_t)sprintf(text + len, "%u %u %u\n", maps[i].container_id,
+                                       maps[i].host_id, maps[i].size);
+        snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        /* The kernel takes the whole map in one write, or none of it. */
+        if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+                return sb_fail(err, errno, "%s: write %s", field, path);
+        return 0;
+}
+
+/* Every range of uidMappings and gidMappings, written from outside: bwrap
+ * alone could map only one id (fact 12). */
+static int map_user_namespace(struct create_ctx *c, struct sb_error *err)
+{
+        const struct oci_linux *l = c->config->linux_;
+        char byte = 0;
+
+        if (!c->ns.new_user)
+                return 0;
+        close_fd(&c->userns_sync_child);
+        if (read(c->userns_sync, &byte, 1) != 1 || byte != 'U')
+                return 0; /* the launcher failed: wait_ready reports why */
+        if (write_id_map(c->launcher, "uid_map", "linux.uidMappings", l->uid_mappings,
+                         l->n_uid_mappings, err) < 0 ||
+            write_id_map(c->launcher, "gid_map", "linux.gidMappings", l->gid_mappings,
+                         l->n_gid_mappings, err) < 0)
+                return -1;
+        if (write(c->userns_sync, "M", 1) != 1)
+                return sb_fail(err, errno, "user namespace: release the launcher");
+        return 0;
+}
+
 
 static char *read_all_nonblocking(int fd)
 {
@@ -386,12 +473,13 @@ static int read_child_pid(struct create_ctx *c, struct sb_error *err)
         return 0;
 }
 
-static int spawn(struct create_ctx *c, const struct create_request *req, struct sb_error *err)
+static int spawn(struct create_ctx *c, struct sb_error *err)
 {
         struct strv argv = { 0 };
         struct launcher_config lc = {
                 .error_pipe = c->error_write,
-                .preserve_fds = req->preserve_fds,
+                .preserve_fds = c->preserve_fds,
+                .userns_sync = c->userns_sync_child,
                 .hostname = c->config->hostname,
                 .domainname = c->config->domainname,
                 .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,
@@ -408,16 +496,17 @@ static int spawn(struct create_ctx *c, const struct create_request *req, struct 
                 lc.ns_fds[t] = c->ns.join_fds[t];
                 lc.unshare[t] = c->ns.unshare[t];
         }
+        lc.unshare[OCI_NS_USER] = c->ns.new_user;
         if (lc.hostname && !*lc.hostname)
                 lc.hostname = NULL;
         if (lc.domainname && !*lc.domainname)
                 lc.domainname = NULL;
         strv_add(&argv, SBRUN_BWRAP_PATH);
         strv_add(&argv, "--args");
-        strv_addf(&argv, "%d", launcher_fd_number(req->preserve_fds, LFD_ARGS));
+        strv_addf(&argv, "%d", launcher_fd_number(c->preserve_fds, LFD_ARGS));
         strv_add(&argv, "--");
-        strv_addf(&argv, "/proc/self/fd/%d", launcher_fd_number(req->preserve_fds, LFD_INIT_IMAGE));
-        strv_addf(&argv, "%d", launcher_fd_number(req->preserve_fds, LFD_PLAN));
+        strv_addf(&argv, "/proc/self/fd/%d", launcher_fd_number(c->preserve_fds, LFD_INIT_IMAGE));
+        strv_addf(&argv, "%d", launcher_fd_number(c->preserve_fds, LFD_PLAN));
         if (argv.failed) {
                 strv_release(&argv);
                 return sb_fail(err, ENOMEM, "bwrap arguments");
@@ -529,7 +618,11 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0 || ns_check_identity(c.config, &c.ns, err) < 0)
                 goto out;
-        if (open_rootfs(&c, err) < 0 || build_bwrap_args(&c, req->preserve_fds, err) < 0)
+        /* Socket activation: fds announced by LISTEN_FDS follow the
+         * --preserve-fds ones and are passed on the same way (as crun). */
+        c.listen_fds = count_listen_fds();
+        c.preserve_fds = req->preserve_fds + c.listen_fds;
+        if (open_rootfs(&c, err) < 0 || build_bwrap_args(&c, c.preserve_fds, err) < 0)
                 goto out;
         if (exec_lookup(c.rootfs_fd, c.config->process->args[0], c.cwd, c.config->process->env,
                         covered_by_mount, &c, &c.exec_path, err) < 0)
@@ -537,11 +630,11 @@ int container_create(const struct global_options *global, const struct create_re
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)
                 goto out;
-        if (open_channels(&c, &sd, err) < 0)
+        if (open_channels(&c, &sd, err) < 0 || chown_fifo(&c, &sd, err) < 0)
                 goto out;
-        if (prepare_plan(&c, req->preserve_fds, count_listen_fds(), err) < 0)
+        if (prepare_plan(&c, c.preserve_fds, c.listen_fds, err) < 0)
                 goto out;
-        if (spawn(&c, req, err) < 0)
+        if (spawn(&c, err) < 0 || map_user_namespace(&c, err) < 0)
                 goto out;
         if (wait_ready(&c, err) < 0)
                 goto out;

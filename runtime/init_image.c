@@ -22,9 +22,11 @@ int init_image_memfd(struct sb_error *err)
                 return sb_fail(err, errno, "memfd_create for sbrun-init");
         if (sb_write_all(fd, sbrun_init_blob_start, len) < 0)
                 return sb_fail(err, errno, "copy sbrun-init into its memfd");
+        /* Executable by the root of a user namespace, which is not the
+         * host's root and does not own the memfd. */
+        if (fchmod(fd, 0555) < 0)
+                return sb_fail(err, errno, "chmod the sbrun-init memfd");
         if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
                 return sb_fail(err, errno, "seal the sbrun-init memfd");
-        if (fchmod(fd, 0500) < 0)
-                return sb_fail(err, errno, "chmod the sbrun-init memfd");
         return SB_STEAL_FD(fd);
 }

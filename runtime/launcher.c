@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -57,12 +58,43 @@ static int write_sysctl(const char *key, const char *value)
         return r;
 }
 
+/* Become root of the container's user namespace: a joined one, or a new
+ * one that sbrun maps from outside while we wait on the sync socket. */
+static void enter_user_namespace(const struct launcher_config *lc, int ready_fd)
+{
+        char byte = 0;
+
+        if (lc->ns_fds[OCI_NS_USER] >= 0) {
+                if (setns(lc->ns_fds[OCI_NS_USER], CLONE_NEWUSER) < 0)
+                        launcher_die(ready_fd, "linux.namespaces: join user namespace", errno);
+        } else if (lc->unshare[OCI_NS_USER]) {
+                if (unshare(CLONE_NEWUSER) < 0)
+                        launcher_die(ready_fd, "unshare user namespace", errno);
+                if (write(lc->userns_sync, "U", 1) != 1 || read(lc->userns_sync, &byte, 1) != 1 ||
+                    byte != 'M')
+                        launcher_die(ready_fd, "user namespace: mappings were not written", 0);
+        } else {
+                return;
+        }
+        /* bwrap must run as uid 0 of the namespace to build the rootfs: host
+         * root is usually not mapped in it (fact 11). */
+        if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+                launcher_die(ready_fd, "user namespace: become root (is 0 mapped?)", errno);
+        if (setgroups(0, NULL) < 0 && errno != EPERM)
+                launcher_die(ready_fd, "user namespace: setgroups", errno);
+}
+
 static void enter_namespaces(const struct launcher_config *lc, int ready_fd)
 {
         int unshare_flags = 0;
         char what[128];
 
+        /* Joined namespaces first, while we hold the host's capabilities:
+         * from inside a new user namespace the host-owned ones are out of
+         * reach. New ones come after it, so that it owns them. */
         for (int t = 0; t < OCI_NS_COUNT; t++) {
+                if (t == OCI_NS_USER)
+                        continue;
                 if (lc->ns_fds[t] >= 0 && setns(lc->ns_fds[t], ns_clone_flags[t]) < 0) {
                         snprintf(what, sizeof(what), "linux.namespaces: join %s namespace",
                                  oci_namespace_type_name(t));
@@ -71,6 +103,7 @@ static void enter_namespaces(const struct launcher_config *lc, int ready_fd)
                 if (lc->unshare[t])
                         unshare_flags |= ns_clone_flags[t];
         }
+        enter_user_namespace(lc, ready_fd);
         if (unshare_flags != 0 && unshare(unshare_flags) < 0)
                 launcher_die(ready_fd, "unshare namespaces", errno);
 }
@@ -114,11 +147,21 @@ static void apply_limits(const struct launcher_config *lc, int ready_fd)
 
 /* Move every fd bwrap and the init need to its fixed number. Sources are
  * first lifted above every target so no dup2 overwrites a pending source. */
-static void arrange_fds(const struct launcher_config *lc, int *ready_fd)
+static void arrange_fds(struct launcher_config *lc, int *ready_fd)
 {
         int lifted[LFD_COUNT];
         int error_pipe;
         int floor = launcher_fd_number(lc->preserve_fds, LFD_COUNT) + 1;
+
+        /* Fds still needed after the moves are lifted too. */
+        for (int t = 0; t < OCI_NS_COUNT; t++) {
+                if (lc->ns_fds[t] >= 0 &&
+                    (lc->ns_fds[t] = fcntl(lc->ns_fds[t], F_DUPFD_CLOEXEC, floor)) < 0)
+                        launcher_die(*ready_fd, "launcher: dup", errno);
+        }
+        if (lc->userns_sync >= 0 &&
+            (lc->userns_sync = fcntl(lc->userns_sync, F_DUPFD_CLOEXEC, floor)) < 0)
+                launcher_die(*ready_fd, "launcher: dup", errno);
 
         for (int i = 0; i < LFD_COUNT; i++) {
                 lifted[i] = fcntl(lc->fds[i], F_DUPFD_CLOEXEC, floor);
@@ -154,19 +197,22 @@ pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
         if (pid > 0)
                 return pid;
 
+        struct launcher_config local = *lc;
         int ready_fd = lc->fds[LFD_READY];
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
 
-        enter_namespaces(lc, ready_fd);
-        apply_identity(lc, ready_fd);
-        /* Before the rlimits: a low RLIMIT_NOFILE must not stop the fd moves. */
-        arrange_fds(lc, &ready_fd);
-        apply_limits(lc, ready_fd);
+        /* Limits first: raising an rlimit or lowering oom_score_adj needs
+         * the host's capabilities, gone once in a new user namespace. The fd
+         * moves come before them, so a low RLIMIT_NOFILE cannot stop those. */
+        arrange_fds(&local, &ready_fd);
+        apply_limits(&local, ready_fd);
+        enter_namespaces(&local, ready_fd);
+        apply_identity(&local, ready_fd);
 
         char *const empty_env[] = { NULL };
-        execve(SBRUN_BWRAP_PATH, lc->bwrap_argv, empty_env);
+        execve(SBRUN_BWRAP_PATH, local.bwrap_argv, empty_env);
         launcher_die(ready_fd, "exec " SBRUN_BWRAP_PATH, errno);
 }

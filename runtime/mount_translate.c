@@ -349,7 +349,18 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
         const struct mounted *under = mount_table_find(table, m->destination);
         bool bind = o.bind || m->type == NULL || is_type(m, "bind") || is_type(m, "rbind");
 
-        if (under != NULL && under->kind == MOUNTED_INIT && !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
+        bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
+
+        if (kernel_view && table->in_userns) {
+                /* The kernel lets a user namespace mount sysfs only where one
+                 * is already fully visible, never in bwrap's new root: bind
+                 * the host's read-only instead, as runc does when rootless. */
+                struct oci_mount bind = *m;
+                bind.source = (char *)(is_type(m, "sysfs") ? "/sys" : "/sys/fs/cgroup");
+                o.set |= MS_RDONLY;
+                o.recursive = true;
+                r = translate_bind(&bind, i, bundle, rootfs_fd, &o, bwrap, init, table, err);
+        } else if (under != NULL && under->kind == MOUNTED_INIT && !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
                 r = sb_fail(err, 0,
                             "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",
                             i, m->destination, under->destination);

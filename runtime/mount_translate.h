@@ -33,6 +33,7 @@ struct mount_table {
         struct mounted *items;
         size_t n, cap;
         bool has_dev; /* /dev was set up by bwrap's --dev */
+        bool in_userns; /* set by the caller: the container has its own user namespace */
 };
 
 int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,

@@ -47,6 +47,7 @@ int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struc
                 ns->unshare[t] = false;
         }
         ns->new_pid = false;
+        ns->new_user = false;
         for (size_t i = 0; linux_ && i < linux_->n_namespaces; i++) {
                 const struct oci_namespace *n = &linux_->namespaces[i];
                 switch (n->type) {
@@ -56,7 +57,13 @@ int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struc
                                 return sb_fail(err, 0, "linux.namespaces[%zu].path: joining a mount namespace is not supported", i);
                         continue;
                 case OCI_NS_USER:
-                        return sb_fail(err, 0, "linux.namespaces[%zu]: user namespaces are not implemented yet in sbrun", i);
+                        if (n->path == NULL) {
+                                if (linux_->n_uid_mappings == 0 || linux_->n_gid_mappings == 0)
+                                        return sb_fail(err, 0, "linux.uidMappings: a new user namespace needs uidMappings and gidMappings");
+                                ns->new_user = true;
+                                continue;
+                        }
+                        break;
                 case OCI_NS_TIME:
                         return sb_fail(err, 0, "linux.namespaces[%zu]: time namespaces are not implemented yet in sbrun", i);
                 case OCI_NS_PID:

@@ -1,6 +1,8 @@
 /* Which namespaces the container gets and who makes them: the launcher
  * joins (setns) or makes (unshare) net, ipc, uts and cgroup so that it can
- * set the hostname and sysctls in them; bwrap makes the mount and pid ones. */
+ * set the hostname and sysctls in them; bwrap makes the mount and pid ones.
+ * A user namespace is entered by the launcher before bwrap runs, as its
+ * root (fact 11): bwrap's own --unshare-user maps a single id (fact 12). */
 #ifndef SB_NAMESPACES_H
 #define SB_NAMESPACES_H
 
@@ -14,6 +16,7 @@ struct ns_setup {
         int join_fds[OCI_NS_COUNT]; /* opened namespace files, -1 when not joined */
         bool unshare[OCI_NS_COUNT]; /* made by the launcher */
         bool new_pid;               /* made by bwrap (--unshare-pid --as-pid-1) */
+        bool new_user;              /* made by the launcher, mapped by sbrun from outside */
 };
 
 int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struct sb_error *err);

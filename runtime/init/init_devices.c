@@ -11,9 +11,42 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+/* bwrap mounts its /dev tmpfs nodev, where a new node cannot be opened.
+ * Rather than lift nodev from the whole of /dev, each node the config asks
+ * for gets a bind mount of its own without nodev. */
+static int allow_device_access(int dirfd, const char *name, const char *path,
+                               struct sb_error *err)
+{
+        _cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct statvfs sv;
+        char proc_path[64];
+
+        if (fd < 0)
+                return sb_fail(err, errno, "create device %s: open", path);
+        if (fstatvfs(fd, &sv) < 0)
+                return sb_fail(err, errno, "create device %s: statvfs", path);
+        if (!(sv.f_flag & ST_NODEV))
+                return 0;
+        snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+        if (mount(proc_path, proc_path, NULL, MS_BIND, NULL) < 0)
+                return sb_fail(err, errno, "create device %s: bind", path);
+        /* The bind is a new mount on the same path: reach it afresh. */
+        _cleanup_close_ int bound = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (bound < 0)
+                return sb_fail(err, errno, "create device %s: open bind", path);
+        snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", bound);
+        unsigned long keep = MS_NOSUID | MS_NOEXEC;
+        if (mount(NULL, proc_path, NULL, MS_REMOUNT | MS_BIND | keep, NULL) < 0)
+                return sb_fail(err, errno, "create device %s: allow device access", path);
+        return 0;
+}
 
 static int create_device(const struct init_device *d, struct sb_error *err)
 {
@@ -56,7 +89,9 @@ static int create_device(const struct init_device *d, struct sb_error *err)
                 return sb_fail(err, errno, "create device %s: chown %u:%u", path, d->uid, d->gid);
         if (fchmodat(dirfd, name, d->mode & 07777, 0) < 0)
                 return sb_fail(err, errno, "create device %s: chmod 0%o", path, d->mode & 07777);
-        return 0;
+        if (type == S_IFIFO)
+                return 0;
+        return allow_device_access(dirfd, name, path, err);
 }
 
 int init_create_devices(const struct init_device *devices, size_t n, struct sb_error *err)
