@@ -272,7 +272,7 @@ static int count_listen_fds(void)
 }
 
 static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
-                        struct sb_error *err)
+                        const char *session_keyring, struct sb_error *err)
 {
         struct plan_inputs in = {
                 .exec_path = c->exec_path,
@@ -283,6 +283,7 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
                 .ready_fd = launcher_fd_number(preserve_fds, LFD_READY),
                 .fifo_fd = launcher_fd_number(preserve_fds, LFD_FIFO),
                 .stderr_fd = launcher_fd_number(preserve_fds, LFD_STDERR),
+                .session_keyring = session_keyring,
         };
         _cleanup_free_ uint8_t *encoded = NULL;
         size_t len = 0;
@@ -632,7 +633,8 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (open_channels(&c, &sd, err) < 0 || chown_fifo(&c, &sd, err) < 0)
                 goto out;
-        if (prepare_plan(&c, c.preserve_fds, c.listen_fds, err) < 0)
+        if (prepare_plan(&c, c.preserve_fds, c.listen_fds, req->no_new_keyring ? NULL : req->id,
+                         err) < 0)
                 goto out;
         if (spawn(&c, err) < 0 || map_user_namespace(&c, err) < 0)
                 goto out;

@@ -215,6 +215,7 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         put_u64(&w, plan->terminal);
         put_u64(&w, plan->console_height);
         put_u64(&w, plan->console_width);
+        put_str(&w, plan->session_keyring);
 
         if (w.failed) {
                 free(w.buf);
@@ -304,6 +305,7 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->terminal = get_u64(&r) != 0;
         plan->console_height = (uint32_t)get_u64(&r);
         plan->console_width = (uint32_t)get_u64(&r);
+        plan->session_keyring = get_str(&r);
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||
@@ -331,6 +333,7 @@ void init_plan_release(struct init_plan *plan)
                 free(plan->devices[i].path);
         free(plan->devices);
         free(plan->domainname);
+        free(plan->session_keyring);
         free(plan->additional_gids);
         for (size_t i = 0; plan->seccomp_programs && i < plan->n_seccomp_programs; i++)
                 free(plan->seccomp_programs[i]);

@@ -75,6 +75,9 @@ struct init_plan {
         int preserve_fds; /* fds 3 .. 3+preserve_fds-1 stay open, LISTEN_FDS set */
         bool terminal;
         uint32_t console_height, console_width;
+        /* Join a new session keyring of this name (runc's default), so the
+         * container never shares the caller's keys; NULL with --no-new-keyring. */
+        char *session_keyring;
 };
 
 /* Serialise into a malloc'd buffer. */

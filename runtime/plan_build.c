@@ -136,5 +136,7 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         plan->stderr_fd = in->stderr_fd;
         plan->console_fd = -1;
         plan->preserve_fds = in->preserve_fds;
+        if (in->session_keyring != NULL && (plan->session_keyring = strdup(in->session_keyring)) == NULL)
+                return sb_fail(err, ENOMEM, "init plan");
         return 0;
 }

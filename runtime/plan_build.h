@@ -16,6 +16,7 @@ struct plan_inputs {
         int preserve_fds;
         int listen_fds; /* inherited LISTEN_FDS, passed on to the container */
         int ready_fd, fifo_fd, stderr_fd;
+        const char *session_keyring; /* NULL: --no-new-keyring */
 };
 
 int plan_build(const struct oci_config *config, const struct plan_inputs *in,

@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,11 +173,24 @@ _Noreturn void init_exec(const struct init_plan *plan)
         _exit(saved == EACCES ? 126 : 127);
 }
 
+/* Keys live in the kernel, not in a namespace: without a session keyring of
+ * its own the container would share the one sbrun was started with. */
+static int join_session_keyring(const char *name, struct sb_error *err)
+{
+        if (name == NULL)
+                return 0;
+        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
+                return sb_fail(err, errno, "join a new session keyring");
+        return 0;
+}
+
 _Noreturn void init_become_process(const struct init_plan *plan)
 {
         struct sb_error err = { 0 };
 
         if (init_redirect_stderr(plan->stderr_fd, &err) < 0)
+                goto fail;
+        if (join_session_keyring(plan->session_keyring, &err) < 0)
                 goto fail;
         /* The console fields wait for terminal support; a session of its own
          * is what a future controlling tty needs. */
