@@ -481,6 +481,7 @@ static int spawn(struct create_ctx *c, struct sb_error *err)
                 .error_pipe = c->error_write,
                 .preserve_fds = c->preserve_fds,
                 .userns_sync = c->userns_sync_child,
+                .cgroup_fd = -1, /* cgroup v2 setup: issue 3 */
                 .hostname = c->config->hostname,
                 .domainname = c->config->domainname,
                 .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,

@@ -35,6 +35,7 @@ struct launcher_config {
         int ns_fds[OCI_NS_COUNT]; /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
         int userns_sync;          /* socket: 'U' when unshared, parent answers 'M' once mapped */
+        int cgroup_fd;            /* the container's cgroup directory, joined first; -1: none */
         const char *hostname;
         const char *domainname;
         const struct oci_kv *sysctl;
