@@ -7,6 +7,7 @@
 #include "runtime/commands.h"
 #include "runtime/create_container.h"
 #include "runtime/delete_container.h"
+#include "runtime/process_wait.h"
 #include "runtime/start_container.h"
 
 #include <errno.h>
@@ -19,44 +20,6 @@
 #include <unistd.h>
 
 extern const struct option create_long_options[];
-
-static const int forwarded_signals[] = {
-        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGTSTP,
-        SIGTTIN, SIGTTOU, SIGALRM, SIGPWR,
-};
-
-static void block_signals(sigset_t *set)
-{
-        sigemptyset(set);
-        sigaddset(set, SIGCHLD);
-        for (size_t i = 0; i < sizeof(forwarded_signals) / sizeof(forwarded_signals[0]); i++)
-                sigaddset(set, forwarded_signals[i]);
-        sigprocmask(SIG_BLOCK, set, NULL);
-}
-
-/* Reap every child (orphans of the container end up here too) until the
- * container process itself is reaped; returns its exit code. */
-static int wait_container(int pid, const sigset_t *set)
-{
-        for (;;) {
-                int status;
-                pid_t reaped;
-
-                while ((reaped = waitpid(-1, &status, WNOHANG)) > 0) {
-                        if (reaped != pid)
-                                continue;
-                        if (WIFEXITED(status))
-                                return WEXITSTATUS(status);
-                        return 128 + WTERMSIG(status);
-                }
-                if (reaped < 0 && errno == ECHILD)
-                        return 255;
-                siginfo_t info;
-                int signo = sigwaitinfo(set, &info);
-                if (signo > 0 && signo != SIGCHLD)
-                        kill(pid, signo);
-        }
-}
 
 int cmd_run(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
@@ -105,7 +68,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                  * outer bwrap goes, and its signals must not be lost. */
                 if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                         return sb_fail(err, errno, "run: become a subreaper"), 1;
-                block_signals(&set);
+                process_wait_block_signals(&set);
         }
         if (container_create(global, &req, &pid, err) < 0)
                 return 1;
@@ -118,7 +81,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         if (detach)
                 return 0;
 
-        int code = wait_container(pid, &set);
+        int code = process_wait_forward(pid, &set);
         if (!keep) {
                 struct sb_error cleanup = { 0 };
                 if (container_delete(global, req.id, true, &cleanup) < 0) {

@@ -29,6 +29,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
 int cmd_list(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_spec(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_features(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_exec(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
                         struct sb_error *err);
 

@@ -26,7 +26,7 @@ static const struct command commands[] = {
         { "list", cmd_list, "list the containers" },
         { "spec", cmd_spec, "write a new config.json" },
         { "features", cmd_features, "print what this build supports" },
-        { "exec", cmd_not_implemented, "run a process in a container (not implemented yet)" },
+        { "exec", cmd_exec, "run a new process in a running container" },
         { "ps", cmd_not_implemented, "list a container's processes (not implemented yet)" },
         { "pause", cmd_not_implemented, "freeze a container (not implemented yet)" },
         { "resume", cmd_not_implemented, "thaw a container (not implemented yet)" },

@@ -83,34 +83,15 @@ static int build_devices(const struct oci_linux *linux_, struct init_plan *plan,
         return 0;
 }
 
-int plan_build(const struct oci_config *config, const struct plan_inputs *in,
-               struct init_plan *plan, struct sb_error *err)
+int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
+                      const char *exec_path, const char *cwd, int listen_fds, struct sb_error *err)
 {
-        const struct oci_process *process = config->process;
-        const struct oci_linux *linux_ = config->linux_;
-
-        memset(plan, 0, sizeof(*plan));
         plan->args = copy_strv(process->args, process->n_args);
-        plan->env = build_env(process, in->listen_fds);
-        plan->exec_path = strdup(in->exec_path);
-        plan->cwd = strdup(in->cwd);
+        plan->env = build_env(process, listen_fds);
+        plan->exec_path = strdup(exec_path);
+        plan->cwd = strdup(cwd);
         if (plan->args == NULL || plan->env == NULL || plan->exec_path == NULL || plan->cwd == NULL)
                 return sb_fail(err, ENOMEM, "init plan");
-
-        if (linux_ != NULL) {
-                if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
-                                    INIT_MOUNT_MASK, err) < 0 ||
-                    add_path_mounts(in->mounts, linux_->readonly_paths, linux_->n_readonly_paths,
-                                    INIT_MOUNT_READONLY, err) < 0)
-                        return -1;
-        }
-        plan->mounts = in->mounts->items;
-        plan->n_mounts = in->mounts->n;
-        memset(in->mounts, 0, sizeof(*in->mounts));
-        if (build_devices(linux_, plan, err) < 0)
-                return -1;
-        plan->readonly_root = config->root.readonly;
-
         plan->uid = process->user.uid;
         plan->gid = process->user.gid;
         if (process->user.n_additional_gids > 0) {
@@ -130,11 +111,34 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         plan->cap_permitted = process->capabilities.permitted;
         plan->cap_ambient = process->capabilities.ambient;
         plan->no_new_privileges = process->no_new_privileges;
+        plan->console_fd = -1;
+        return 0;
+}
 
+int plan_build(const struct oci_config *config, const struct plan_inputs *in,
+               struct init_plan *plan, struct sb_error *err)
+{
+        const struct oci_linux *linux_ = config->linux_;
+
+        memset(plan, 0, sizeof(*plan));
+        if (plan_fill_process(plan, config->process, in->exec_path, in->cwd, in->listen_fds, err) < 0)
+                return -1;
+        if (linux_ != NULL) {
+                if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
+                                    INIT_MOUNT_MASK, err) < 0 ||
+                    add_path_mounts(in->mounts, linux_->readonly_paths, linux_->n_readonly_paths,
+                                    INIT_MOUNT_READONLY, err) < 0)
+                        return -1;
+        }
+        plan->mounts = in->mounts->items;
+        plan->n_mounts = in->mounts->n;
+        memset(in->mounts, 0, sizeof(*in->mounts));
+        if (build_devices(linux_, plan, err) < 0)
+                return -1;
+        plan->readonly_root = config->root.readonly;
         plan->ready_fd = in->ready_fd;
         plan->fifo_fd = in->fifo_fd;
         plan->stderr_fd = in->stderr_fd;
-        plan->console_fd = -1;
         plan->preserve_fds = in->preserve_fds;
         if (in->session_keyring != NULL && (plan->session_keyring = strdup(in->session_keyring)) == NULL)
                 return sb_fail(err, ENOMEM, "init plan");

@@ -7,6 +7,7 @@
 
 struct sb_error;
 struct oci_config;
+struct oci_process;
 struct init_mount_list;
 
 struct plan_inputs {
@@ -18,6 +19,11 @@ struct plan_inputs {
         int ready_fd, fifo_fd, stderr_fd;
         const char *session_keyring; /* NULL: --no-new-keyring */
 };
+
+/* The process half of a plan, shared by create and exec: what to run, as
+ * whom, with which capabilities. */
+int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
+                      const char *exec_path, const char *cwd, int listen_fds, struct sb_error *err);
 
 int plan_build(const struct oci_config *config, const struct plan_inputs *in,
                struct init_plan *plan, struct sb_error *err);

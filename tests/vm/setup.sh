@@ -1,0 +1,186 @@
+#!/bin/bash
+# tests/vm/setup.sh — prepare the VM lane: host packages, a Debian kernel and
+# a busybox initramfs.  Idempotent: a second run with everything in place only
+# checks and returns.  Needs root (apt-get).  See tests/vm/README.md.
+#
+# Environment:
+#   SBRUN_VM_CACHE       cache directory (default /var/cache/sbrun-vm; it lives
+#                        outside the work tree so no checkout carries it)
+#   SBRUN_VM_KERNEL_PKG  kernel package to use (default: what linux-image-amd64
+#                        depends on, e.g. linux-image-6.1.0-57-amd64)
+#   SBRUN_VM_REBUILD=1   rebuild the initramfs even if it looks current
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${SBRUN_VM_CACHE:-/var/cache/sbrun-vm}
+export DEBIAN_FRONTEND=noninteractive
+
+log() { printf 'vm-setup: %s\n' "$*" >&2; }
+die() { printf 'vm-setup: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "must run as root (apt-get, dpkg -x)"
+
+# ---- 1. host packages ------------------------------------------------------
+# qemu-system-x86: the emulator (TCG; KVM hangs guests on our machines).
+# busybox-static: the initramfs userspace, and the guest has it via the host /.
+# kmod: depmod, to generate modules.dep for the unpacked kernel.
+# cpio: packs the initramfs.  xz-utils/zstd/gzip: decompress vmlinuz.
+# bubblewrap/bats: what the tests run in the guest (the guest's userspace is
+# the host's /, so whatever the guest needs must be installed here).
+pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	log "apt-get update"
+	apt-get update -qq || die "apt-get update failed"
+	apt_updated=1
+}
+if [ -n "$missing" ]; then
+	apt_update
+	log "installing:$missing"
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+		die "apt-get install$missing failed"
+fi
+
+# ---- 2. the kernel package ---------------------------------------------------
+mkdir -p "$cache"
+pkg=${SBRUN_VM_KERNEL_PKG:-}
+if [ -z "$pkg" ]; then
+	# The pinned kernel from a previous run wins, so the lane does not change
+	# kernel under our feet when the archive moves on; delete the cache to
+	# take a newer one.
+	if [ -s "$cache/kernel-pkg" ]; then
+		pkg=$(cat "$cache/kernel-pkg")
+	else
+		find_pkg() {
+			apt-cache depends linux-image-amd64 2>/dev/null |
+				sed -n 's/^ *Depends: \(linux-image-[0-9.]*-[0-9]*-amd64\)$/\1/p' | head -n1
+		}
+		pkg=$(find_pkg)
+		if [ -z "$pkg" ]; then apt_update; pkg=$(find_pkg); fi
+		[ -n "$pkg" ] || die "cannot find the kernel package (apt-cache depends linux-image-amd64)"
+	fi
+fi
+kver=${pkg#linux-image-}          # e.g. 6.1.0-57-amd64
+kver=${kver%-unsigned}
+kroot=$cache/kernel/$kver         # dpkg -x target
+
+if [ ! -s "$kroot/boot/vmlinuz-$kver" ] || [ ! -d "$kroot/lib/modules/$kver" ]; then
+	dl=$cache/download
+	rm -rf "$dl" "$kroot"
+	mkdir -p "$dl" "$kroot"
+	# apt-get download drops privileges to _apt; let it write there.
+	chown _apt "$dl" 2>/dev/null || true
+	log "downloading $pkg"
+	if ! (cd "$dl" && apt-get download -qq "$pkg"); then
+		apt_update
+		(cd "$dl" && apt-get download -qq "$pkg") || die "apt-get download $pkg failed"
+	fi
+	deb=$(ls "$dl"/*.deb)
+	log "unpacking $(basename "$deb")"
+	dpkg -x "$deb" "$kroot"
+	rm -rf "$dl"
+	[ -s "$kroot/boot/vmlinuz-$kver" ] || die "$pkg has no /boot/vmlinuz-$kver"
+fi
+printf '%s\n' "$pkg" >"$cache/kernel-pkg"
+printf '%s\n' "$kver" >"$cache/kernel-version"
+moddir=$kroot/lib/modules/$kver
+# The package ships no modules.dep (its postinst runs depmod); make one.
+[ -s "$moddir/modules.dep" ] || depmod -b "$kroot" "$kver"
+
+# ---- 3. uncompressed vmlinux for the microvm machine -----------------------
+# qemu's microvm boots an ELF vmlinux through its PVH entry (CONFIG_PVH=y in
+# Debian), which is much faster than the pc machine's firmware + bzImage path.
+# Same idea as the kernel's scripts/extract-vmlinux: find the compressed
+# payload inside the bzImage by its magic and decompress it.
+vmlinux=$cache/vmlinux-$kver
+is_elf() { [ "$(head -c4 "$1" | od -An -c | tr -d ' \n')" = '177ELF' ]; }
+if [ ! -s "$vmlinux" ] || ! is_elf "$vmlinux"; then
+	vmlinuz=$kroot/boot/vmlinuz-$kver
+	tmp=$vmlinux.tmp
+	try_decomp() { # magic(grep -P) decompressor...
+		local magic=$1; shift
+		local off
+		for off in $(LC_ALL=C grep -obUaP "$magic" "$vmlinuz" | cut -d: -f1); do
+			tail -c +"$((off + 1))" "$vmlinuz" | "$@" >"$tmp" 2>/dev/null || true
+			if [ -s "$tmp" ] && is_elf "$tmp"; then mv "$tmp" "$vmlinux"; return 0; fi
+		done
+		return 1
+	}
+	try_decomp '\xfd7zXZ\x00' xz -dc ||
+		try_decomp '\x28\xb5\x2f\xfd' zstd -dcq ||
+		try_decomp '\x1f\x8b\x08' gzip -dc ||
+		die "cannot extract vmlinux from $vmlinuz"
+	rm -f "$tmp"
+	log "extracted $(basename "$vmlinux")"
+fi
+
+# ---- 4. the initramfs --------------------------------------------------------
+# Modules the init loads, in this order; their dependencies (from modules.dep)
+# are inserted before each.  virtio_mmio serves the microvm machine,
+# virtio_pci the pc machine; 9p mounts the host's / and the shared tree;
+# overlay puts a tmpfs over the read-only host /.
+want_mods="virtio_mmio virtio_pci 9pnet_virtio 9p overlay"
+initrd=$cache/initrd-$kver.cpio.gz
+stamp_src="$here/init.sh $here/setup.sh /bin/busybox"
+rebuild=${SBRUN_VM_REBUILD:-}
+if [ ! -s "$initrd" ]; then
+	rebuild=1
+else
+	for f in $stamp_src; do [ "$f" -nt "$initrd" ] && rebuild=1; done
+fi
+if [ -n "$rebuild" ]; then
+	stage=$(mktemp -d "$cache/initramfs.XXXXXX")
+	trap 'rm -rf "$stage"' EXIT
+	mkdir -p "$stage"/{bin,dev,proc,sys,mnt,newroot,modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	# Only the applets init.sh uses need a link; it calls the rest through
+	# busybox explicitly.
+	for a in sh mount umount mkdir insmod cat echo sleep switch_root poweroff reboot ls; do
+		ln -s busybox "$stage/bin/$a"
+	done
+
+	# Resolve dependencies depth-first so each module follows what it needs.
+	order=
+	add_mod() { # path relative to $moddir
+		local rel=$1 dep
+		case " $order " in *" $rel "*) return 0 ;; esac
+		for dep in $(sed -n "s|^$rel: *||p" "$moddir/modules.dep"); do
+			add_mod "$dep"
+		done
+		order="$order $rel"
+	}
+	for m in $want_mods; do
+		# modules.builtin: built into the kernel, nothing to load.
+		grep -q "/$m\.ko" "$moddir/modules.builtin" && continue
+		rel=$(grep -oE "^[^:]*/$m\.ko(\.[a-z]+)?:" "$moddir/modules.dep" | head -n1 | tr -d :)
+		[ -n "$rel" ] || die "module $m not found in $moddir"
+		add_mod "$rel"
+	done
+	: >"$stage/modules/order"
+	for rel in $order; do
+		name=$(basename "$rel")
+		case $name in # busybox insmod wants plain .ko
+		*.ko.xz) xz -dc "$moddir/$rel" >"$stage/modules/${name%.xz}"; name=${name%.xz} ;;
+		*.ko.zst) zstd -dcq "$moddir/$rel" >"$stage/modules/${name%.zst}"; name=${name%.zst} ;;
+		*.ko.gz) gzip -dc "$moddir/$rel" >"$stage/modules/${name%.gz}"; name=${name%.gz} ;;
+		*) cp "$moddir/$rel" "$stage/modules/$name" ;;
+		esac
+		echo "$name" >>"$stage/modules/order"
+	done
+	install -m 0755 "$here/init.sh" "$stage/init"
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
+		gzip -1 >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$stage"
+	trap - EXIT
+	log "built $(basename "$initrd") (modules:$(tr '\n' ' ' <"$cache/.." 2>/dev/null; echo " $order" | sed 's|[^ ]*/||g'))"
+fi
+
+log "ready: kernel $kver in $cache"
