@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 const struct option create_long_options[] = {
         { "bundle", required_argument, NULL, 'b' },
@@ -20,7 +21,8 @@ const struct option create_long_options[] = {
 int cmd_create(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
         struct create_request req = { 0 };
-        int opt, pid = 0;
+        struct create_result result;
+        int opt;
 
         cli_reset_getopt();
         while ((opt = getopt_long(argc, argv, "+b:h", create_long_options, NULL)) != -1) {
@@ -37,5 +39,9 @@ int cmd_create(const struct global_options *global, int argc, char **argv, struc
         }
         if (cli_require_id("create", argc, argv, optind, &req.id, err) < 0)
                 return 1;
-        return container_create(global, &req, &pid, err) < 0 ? 1 : 0;
+        if (container_create(global, &req, &result, err) < 0)
+                return 1;
+        if (result.console_master >= 0)
+                close(result.console_master);
+        return 0;
 }

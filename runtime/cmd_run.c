@@ -7,6 +7,7 @@
 #include "runtime/commands.h"
 #include "runtime/create_container.h"
 #include "runtime/delete_container.h"
+#include "runtime/console_proxy.h"
 #include "runtime/process_wait.h"
 #include "runtime/start_container.h"
 
@@ -70,8 +71,12 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                         return sb_fail(err, errno, "run: become a subreaper"), 1;
                 process_wait_block_signals(&set);
         }
-        if (container_create(global, &req, &pid, err) < 0)
+        /* runc's `run -t` with no socket: the pty is ours to proxy. */
+        req.console_to_caller = !detach && req.console_socket == NULL;
+        struct create_result result;
+        if (container_create(global, &req, &result, err) < 0)
                 return 1;
+        pid = result.pid;
         if (container_start(global, req.id, err) < 0) {
                 struct sb_error cleanup = { 0 };
                 container_delete(global, req.id, true, &cleanup);
@@ -81,7 +86,13 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         if (detach)
                 return 0;
 
-        int code = process_wait_forward(pid, &set);
+        int code;
+        if (result.console_master >= 0) {
+                code = console_proxy_run(result.console_master, pid, &set);
+                close(result.console_master);
+        } else {
+                code = process_wait_forward(pid, &set);
+        }
         if (!keep) {
                 struct sb_error cleanup = { 0 };
                 if (container_delete(global, req.id, true, &cleanup) < 0) {

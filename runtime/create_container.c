@@ -11,6 +11,7 @@
 #include "oci/state.h"
 #include "runtime/commands.h"
 #include "runtime/container_id.h"
+#include "runtime/console.h"
 #include "runtime/container_status.h"
 #include "runtime/exec_lookup.h"
 #include "runtime/init_image.h"
@@ -54,6 +55,7 @@ struct create_ctx {
         pid_t launcher;
         int container_pid;
         int userns_sync, userns_sync_child;
+        int console_receiver; /* our end of the console pair, for console_to_caller */
         int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
 };
@@ -86,7 +88,7 @@ static void create_ctx_release(struct create_ctx *c)
                         close(c->fds[i]);
         }
         int others[] = { c->ready_read, c->error_read, c->error_write, c->info_read,
-                         c->userns_sync, c->userns_sync_child };
+                         c->userns_sync, c->userns_sync_child, c->console_receiver };
         for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
                 if (others[i] >= 0)
                         close(others[i]);
@@ -97,7 +99,7 @@ static void create_ctx_init(struct create_ctx *c)
 {
         memset(c, 0, sizeof(*c));
         c->rootfs_fd = c->ready_read = c->error_read = c->error_write = c->info_read = -1;
-        c->userns_sync = c->userns_sync_child = -1;
+        c->userns_sync = c->userns_sync_child = c->console_receiver = -1;
         for (int i = 0; i < LFD_COUNT; i++)
                 c->fds[i] = -1;
         for (int t = 0; t < OCI_NS_COUNT; t++)
@@ -283,6 +285,7 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
                 .ready_fd = launcher_fd_number(preserve_fds, LFD_READY),
                 .fifo_fd = launcher_fd_number(preserve_fds, LFD_FIFO),
                 .stderr_fd = launcher_fd_number(preserve_fds, LFD_STDERR),
+                .console_fd = launcher_fd_number(preserve_fds, LFD_CONSOLE),
                 .session_keyring = session_keyring,
         };
         _cleanup_free_ uint8_t *encoded = NULL;
@@ -313,8 +316,26 @@ static int make_pipe(int *read_end, int *write_end, struct sb_error *err)
         return 0;
 }
 
-static int open_channels(struct create_ctx *c, struct state_dir *sd, struct sb_error *err)
+static int open_console_channel(struct create_ctx *c, const struct create_request *req,
+                                struct sb_error *err)
 {
+        if (!c->config->process->terminal) {
+                /* Every launcher fd slot is filled; this one stays unused. */
+                c->fds[LFD_CONSOLE] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                return c->fds[LFD_CONSOLE] < 0 ? sb_fail(err, errno, "open /dev/null") : 0;
+        }
+        if (req->console_socket != NULL) {
+                c->fds[LFD_CONSOLE] = console_socket_connect(req->console_socket, err);
+                return c->fds[LFD_CONSOLE] < 0 ? -1 : 0;
+        }
+        return console_socket_pair(&c->console_receiver, &c->fds[LFD_CONSOLE], err);
+}
+
+static int open_channels(struct create_ctx *c, const struct create_request *req,
+                         struct state_dir *sd, struct sb_error *err)
+{
+        if (open_console_channel(c, req, err) < 0)
+                return -1;
         if (mkfifoat(sd->dir_fd, EXEC_FIFO, 0600) < 0)
                 return sb_fail(err, errno, "create %s/%s", sd->path, EXEC_FIFO);
         c->fds[LFD_FIFO] = openat(sd->dir_fd, EXEC_FIFO, O_PATH | O_CLOEXEC);
@@ -595,17 +616,19 @@ static int record_state(struct create_ctx *c, struct state_dir *sd, const struct
 static int check_request(const struct create_request *req, const struct oci_config *config,
                          struct sb_error *err)
 {
-        if (config->process->terminal)
-                return sb_fail(err, 0, "process.terminal: terminals are not implemented yet in sbrun");
-        if (req->console_socket)
-                return sb_fail(err, 0, "--console-socket: only valid with process.terminal, and terminals are not implemented yet in sbrun");
+        bool terminal = config->process->terminal;
+
+        if (terminal && req->console_socket == NULL && !req->console_to_caller)
+                return sb_fail(err, 0, "process.terminal: a terminal needs --console-socket (or `sbrun run` in the foreground)");
+        if (!terminal && req->console_socket != NULL)
+                return sb_fail(err, 0, "--console-socket: cannot be used without process.terminal");
         if (req->no_pivot)
                 sb_warn("--no-pivot: ignored, bwrap always uses pivot_root (stricter)");
         return 0;
 }
 
 int container_create(const struct global_options *global, const struct create_request *req,
-                     int *pid, struct sb_error *err)
+                     struct create_result *result, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         struct create_ctx c;
@@ -632,7 +655,7 @@ int container_create(const struct global_options *global, const struct create_re
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)
                 goto out;
-        if (open_channels(&c, &sd, err) < 0 || chown_fifo(&c, &sd, err) < 0)
+        if (open_channels(&c, req, &sd, err) < 0 || chown_fifo(&c, &sd, err) < 0)
                 goto out;
         if (prepare_plan(&c, c.preserve_fds, c.listen_fds, req->no_new_keyring ? NULL : req->id,
                          err) < 0)
@@ -643,6 +666,13 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (read_child_pid(&c, err) < 0)
                 goto out;
+        result->console_master = -1;
+        if (c.console_receiver >= 0) {
+                /* Sent before READY: it is already queued on the socket. */
+                result->console_master = console_receive_master(c.console_receiver, err);
+                if (result->console_master < 0)
+                        goto out;
+        }
         /* The container waits on exec.fifo now. Its outer bwrap goes, so the
          * process is reparented to the caller's subreaper (conmon, the
          * containerd shim, or `sbrun run`), which can wait for it. */
@@ -650,10 +680,13 @@ int container_create(const struct global_options *global, const struct create_re
         while (waitpid(c.launcher, NULL, 0) < 0 && errno == EINTR)
                 ;
         c.launcher = 0;
-        if (record_state(&c, &sd, req, err) < 0)
+        if (record_state(&c, &sd, req, err) < 0) {
+                if (result->console_master >= 0)
+                        close(result->console_master);
                 goto out;
+        }
         state_dir_keep(&sd);
-        *pid = c.container_pid;
+        result->pid = c.container_pid;
         c.container_pid = 0;
         ret = 0;
 out:

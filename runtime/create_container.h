@@ -16,11 +16,18 @@ struct create_request {
         int preserve_fds;
         bool no_pivot;
         bool no_new_keyring;
+        /* A terminal without --console-socket: the pty master comes back to
+         * the caller (a foreground `run -t`). */
+        bool console_to_caller;
 };
 
-/* On success *pid is the container process's host pid. */
+struct create_result {
+        int pid;            /* the container process's host pid */
+        int console_master; /* with console_to_caller, else -1 */
+};
+
 int container_create(const struct global_options *global, const struct create_request *req,
-                     int *pid, struct sb_error *err);
+                     struct create_result *result, struct sb_error *err);
 
 /* Parse the options create and run share; returns 1 if handled. */
 int create_request_option(int opt, const char *arg, struct create_request *req,

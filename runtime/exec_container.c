@@ -7,6 +7,8 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/commands.h"
+#include "runtime/console.h"
+#include "runtime/console_proxy.h"
 #include "runtime/container_status.h"
 #include "runtime/exec_lookup.h"
 #include "runtime/init_image.h"
@@ -64,6 +66,8 @@ struct exec_ctx {
         struct oci_process *process;
         struct init_plan plan;
         int pidfd, root_fd, image_fd, plan_fd, cgroup_fd;
+        int console_fd;       /* the socket the init sends the pty master on */
+        int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2]; /* the first child reports "P<pid>" or "E<message>" */
         char *exec_path;
 };
@@ -75,7 +79,7 @@ static void exec_ctx_release(struct exec_ctx *x)
         init_plan_release(&x->plan);
         free(x->exec_path);
         int fds[] = { x->pidfd, x->root_fd, x->image_fd, x->plan_fd, x->cgroup_fd,
-                      x->report[0], x->report[1] };
+                      x->report[0], x->report[1], x->console_fd, x->console_receiver };
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
                 if (fds[i] >= 0)
                         close(fds[i]);
@@ -102,7 +106,10 @@ static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
         int plan_target = launcher_fd_number(preserve_fds, LFD_PLAN);
         char argv0[64], plan_arg[16];
 
+        int console = x->console_fd >= 0 ? fcntl(x->console_fd, F_DUPFD_CLOEXEC, floor) : -1;
         if (image < 0 || plan < 0 || dup2(image, image_target) < 0 || dup2(plan, plan_target) < 0)
+                child_die(x->report[1], "exec: arrange fds", errno);
+        if (console >= 0 && dup2(console, launcher_fd_number(preserve_fds, LFD_CONSOLE)) < 0)
                 child_die(x->report[1], "exec: arrange fds", errno);
         for (int fd = 3; fd < 3 + preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);
@@ -168,6 +175,12 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
                 join_and_fork(x, preserve_fds);
         close(x->report[1]);
         x->report[1] = -1;
+        /* Only the init may hold the other end, or a failed init would leave
+         * us waiting for a pty master forever. */
+        if (x->console_fd >= 0) {
+                close(x->console_fd);
+                x->console_fd = -1;
+        }
         n = read(x->report[0], buf, sizeof(buf) - 1);
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
                 ;
@@ -180,10 +193,13 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         return 0;
 }
 
-static int check_process(const struct oci_process *p, struct sb_error *err)
+static int check_process(const struct oci_process *p, const struct exec_options *opts,
+                         struct sb_error *err)
 {
-        if (p->terminal)
-                return sb_fail(err, 0, "process.terminal: terminals are not implemented yet in sbrun");
+        if (p->terminal && opts->console_socket == NULL && opts->detach)
+                return sb_fail(err, 0, "process.terminal: a detached exec with a terminal needs --console-socket");
+        if (!p->terminal && opts->console_socket != NULL)
+                return sb_fail(err, 0, "--console-socket: cannot be used without a terminal (--tty)");
         if (p->apparmor_profile && *p->apparmor_profile)
                 return sb_fail(err, 0, "process.apparmorProfile: AppArmor is not enabled on this host");
         if (p->selinux_label && *p->selinux_label)
@@ -216,6 +232,14 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts, struct s
         x->plan.fifo_fd = -1;
         x->plan.stderr_fd = -1;
         x->plan.preserve_fds = opts->preserve_fds;
+        if (x->process->terminal) {
+                int rc = opts->console_socket
+                                 ? (x->console_fd = console_socket_connect(opts->console_socket, err))
+                                 : console_socket_pair(&x->console_receiver, &x->console_fd, err);
+                if (rc < 0)
+                        return -1;
+                x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
+        }
         if (init_plan_encode(&x->plan, &encoded, &len, err) < 0)
                 return -1;
         x->plan_fd = memfd_create("sbrun-exec-plan", MFD_CLOEXEC);
@@ -255,16 +279,13 @@ int container_exec(const struct global_options *global, const struct exec_option
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         struct exec_ctx x = { .process = process, .pidfd = -1, .root_fd = -1, .image_fd = -1,
-                              .plan_fd = -1, .cgroup_fd = -1, .report = { -1, -1 } };
+                              .plan_fd = -1, .cgroup_fd = -1, .report = { -1, -1 },
+                              .console_fd = -1, .console_receiver = -1 };
         sigset_t signals;
         int pid = 0, ret = 1;
 
-        if (check_process(process, err) < 0)
+        if (check_process(process, opts, err) < 0)
                 goto out;
-        if (opts->console_socket) {
-                sb_fail(err, 0, "--console-socket: only valid with a terminal, and terminals are not implemented yet in sbrun");
-                goto out;
-        }
         if (state_dir_open(global->root, opts->id, &sd, err) < 0)
                 goto out;
         x.state = state_dir_load(&sd, err);
@@ -300,7 +321,14 @@ int container_exec(const struct global_options *global, const struct exec_option
                 ret = 0;
                 goto out;
         }
-        ret = process_wait_forward(pid, &signals);
+        if (x.console_receiver >= 0) {
+                _cleanup_close_ int master = console_receive_master(x.console_receiver, err);
+                if (master < 0)
+                        goto out;
+                ret = console_proxy_run(master, pid, &signals);
+        } else {
+                ret = process_wait_forward(pid, &signals);
+        }
 out:
         exec_ctx_release(&x);
         return ret;

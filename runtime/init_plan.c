@@ -216,6 +216,9 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         put_u64(&w, plan->console_height);
         put_u64(&w, plan->console_width);
         put_str(&w, plan->session_keyring);
+        for (size_t i = 0; i < plan->n_seccomp_programs; i++)
+                put_u64(&w, plan->seccomp_program_flags ? plan->seccomp_program_flags[i] : 0);
+        put_u64(&w, (uint64_t)(int64_t)plan->seccomp_notify_fd);
 
         if (w.failed) {
                 free(w.buf);
@@ -306,10 +309,15 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->console_height = (uint32_t)get_u64(&r);
         plan->console_width = (uint32_t)get_u64(&r);
         plan->session_keyring = get_str(&r);
+        plan->seccomp_program_flags = calloc(plan->n_seccomp_programs + 1, sizeof(uint32_t));
+        for (size_t i = 0; plan->seccomp_program_flags && i < plan->n_seccomp_programs; i++)
+                plan->seccomp_program_flags[i] = (uint32_t)get_u64(&r);
+        plan->seccomp_notify_fd = (int)(int64_t)get_u64(&r);
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||
-            plan->seccomp_program_sizes == NULL || plan->args == NULL) {
+            plan->seccomp_program_sizes == NULL || plan->seccomp_program_flags == NULL ||
+            plan->args == NULL) {
                 init_plan_release(plan);
                 return sb_fail(err, EINVAL, "init plan is truncated or corrupt");
         }
@@ -339,5 +347,6 @@ void init_plan_release(struct init_plan *plan)
                 free(plan->seccomp_programs[i]);
         free(plan->seccomp_programs);
         free(plan->seccomp_program_sizes);
+        free(plan->seccomp_program_flags);
         memset(plan, 0, sizeof(*plan));
 }

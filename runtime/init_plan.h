@@ -78,6 +78,14 @@ struct init_plan {
         /* Join a new session keyring of this name (runc's default), so the
          * container never shares the caller's keys; NULL with --no-new-keyring. */
         char *session_keyring;
+
+        /* Per seccomp program: the SECCOMP_FILTER_FLAG_* bits seccomp(2) is
+         * called with (TSYNC, LOG, NEW_LISTENER…); NULL: all 0. */
+        uint32_t *seccomp_program_flags;
+        /* For a NEW_LISTENER program: a socket on which create queued the
+         * listenerPath socket and the state JSON (runtime/seccomp_notify.h);
+         * used only when a program has NEW_LISTENER. */
+        int seccomp_notify_fd;
 };
 
 /* Serialise into a malloc'd buffer. */

@@ -20,6 +20,7 @@ enum launcher_fd {
         LFD_STDERR,     /* the caller's real stderr */
         LFD_INFO,       /* bwrap --info-fd: {"child-pid": N} */
         LFD_ARGS,       /* bwrap --args: NUL-separated options */
+        LFD_CONSOLE,    /* unix socket the pty master is sent on (or /dev/null) */
         LFD_COUNT
 };
 

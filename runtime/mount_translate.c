@@ -322,8 +322,10 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         data = join_data(&o->data);
         if (data == NULL)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        /* devpts holds the pty devices themselves: nodev would make them unusable. */
+        unsigned long forced = is_type(m, "devpts") ? MS_NOSUID : MS_NOSUID | MS_NODEV;
         if (init_mount_list_add(init, INIT_MOUNT_FS, m->source ? m->source : fstype, dest, fstype,
-                                o->set | MS_NOSUID | MS_NODEV, *data ? data : NULL, false) < 0)
+                                o->set | forced, *data ? data : NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
         return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }

@@ -112,6 +112,11 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
         plan->cap_ambient = process->capabilities.ambient;
         plan->no_new_privileges = process->no_new_privileges;
         plan->console_fd = -1;
+        plan->terminal = process->terminal;
+        if (process->has_console_size) {
+                plan->console_height = process->console_size.height;
+                plan->console_width = process->console_size.width;
+        }
         return 0;
 }
 
@@ -139,6 +144,7 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         plan->ready_fd = in->ready_fd;
         plan->fifo_fd = in->fifo_fd;
         plan->stderr_fd = in->stderr_fd;
+        plan->console_fd = plan->terminal ? in->console_fd : -1;
         plan->preserve_fds = in->preserve_fds;
         if (in->session_keyring != NULL && (plan->session_keyring = strdup(in->session_keyring)) == NULL)
                 return sb_fail(err, ENOMEM, "init plan");

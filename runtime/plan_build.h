@@ -16,7 +16,7 @@ struct plan_inputs {
         struct init_mount_list *mounts; /* from mount translation; moved into the plan */
         int preserve_fds;
         int listen_fds; /* inherited LISTEN_FDS, passed on to the container */
-        int ready_fd, fifo_fd, stderr_fd;
+        int ready_fd, fifo_fd, stderr_fd, console_fd;
         const char *session_keyring; /* NULL: --no-new-keyring */
 };
 

@@ -15,6 +15,9 @@
 
 bats_require_minimum_version 1.5.0
 
+# A broken runtime must not hang the suite.
+export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
+
 SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
 SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
@@ -101,9 +104,22 @@ sb_teardown() {
 # ---------------------------------------------------------------------------
 # the runtime
 
-# sbrun ARGS...: the runtime under test with this test's state root.
+# sbrun ARGS...: the runtime under test with this test's state root. Bats'
+# own fd 3 is closed: a container holding it would make bats wait forever.
 sbrun() {
-        "$SBRUN" --root "$ROOT" "$@"
+        "$SBRUN" --root "$ROOT" "$@" 3>&-
+}
+
+# detached CMD...: run CMD with stdio on a file and print that file after.
+# For commands that leave a container behind (create, run -d): the container
+# inherits stdio, and `run` would otherwise wait for it to close the pipe.
+detached() {
+        local out rc
+        out=$(mktemp "$TEST_DIR/out.XXXXXX")
+        "$@" </dev/null >"$out" 2>&1 3>&-
+        rc=$?
+        cat "$out"
+        return $rc
 }
 
 # new_id: a fresh container ID that teardown will clean up.

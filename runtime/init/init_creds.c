@@ -3,6 +3,7 @@
 #endif
 #include "runtime/init/init_creds.h"
 
+#include "runtime/init/init_console.h"
 #include "runtime/init/init_fds.h"
 
 #include "common/cleanup.h"
@@ -184,7 +185,7 @@ static int join_session_keyring(const char *name, struct sb_error *err)
         return 0;
 }
 
-_Noreturn void init_become_process(const struct init_plan *plan)
+_Noreturn void init_become_process(const struct init_plan *plan, int console_slave)
 {
         struct sb_error err = { 0 };
 
@@ -192,12 +193,8 @@ _Noreturn void init_become_process(const struct init_plan *plan)
                 goto fail;
         if (join_session_keyring(plan->session_keyring, &err) < 0)
                 goto fail;
-        /* The console fields wait for terminal support; a session of its own
-         * is what a future controlling tty needs. */
-        if (plan->terminal && setsid() < 0) {
-                sb_fail(&err, errno, "setsid");
+        if (console_slave >= 0 && init_console_attach(console_slave, &err) < 0)
                 goto fail;
-        }
         if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
             init_close_fds(plan->preserve_fds, &err) < 0 || init_load_seccomp(plan, &err) < 0)
                 goto fail;

@@ -24,6 +24,6 @@ _Noreturn void init_exec(const struct init_plan *plan);
 
 /* The whole tail, in order: stderr, setsid (terminal), credentials, umask,
  * no_new_privs, close fds, seccomp, execve. Errors go to stderr, exit 1. */
-_Noreturn void init_become_process(const struct init_plan *plan);
+_Noreturn void init_become_process(const struct init_plan *plan, int console_slave);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* openat2, close_range, setresuid, asprintf */
 #endif
+#include "runtime/init/init_console.h"
 #include "runtime/init/init_creds.h"
 #include "runtime/init/init_devices.h"
 #include "runtime/init/init_fds.h"
@@ -81,12 +82,20 @@ static int read_plan(const char *fd_arg, struct init_plan *plan, struct sb_error
         return init_plan_decode(buf, len, plan, err);
 }
 
-static int setup_container(const struct init_plan *plan, struct sb_error *err)
+static int setup_container(const struct init_plan *plan, int *console_slave,
+                           struct sb_error *err)
 {
         if (init_apply_mounts(plan->mounts, plan->n_mounts, err) < 0)
                 return -1;
         if (init_create_devices(plan->devices, plan->n_devices, err) < 0)
                 return -1;
+        /* The engine gets the pty master during create, as with runc; only
+         * the container's first process owns /dev/console. */
+        if (plan->terminal) {
+                *console_slave = init_console_setup(plan, plan->fifo_fd >= 0, err);
+                if (*console_slave < 0)
+                        return -1;
+        }
         if (plan->domainname != NULL && setdomainname(plan->domainname, strlen(plan->domainname)) < 0)
                 return sb_fail(err, errno, "setdomainname %s", plan->domainname);
         if (plan->readonly_root && init_remount_root_readonly(err) < 0)
@@ -127,6 +136,7 @@ int main(int argc, char **argv)
 {
         struct init_plan plan = { 0 };
         struct sb_error err = { 0 };
+        int console_slave = -1;
 
         close_own_memfd(argv[0]);
         if (argc != 2) {
@@ -138,7 +148,7 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
-        if (setup_container(&plan, &err) < 0) {
+        if (setup_container(&plan, &console_slave, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;
         }
@@ -147,5 +157,5 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
-        init_become_process(&plan);
+        init_become_process(&plan, console_slave);
 }

@@ -54,7 +54,7 @@ load ../helpers
         set_args sleep 1000
 
         # create: the process exists and waits; --pid-file holds its host pid.
-        run sbrun create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID"
+        run detached sbrun create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID"
         [ "$status" -eq 0 ]
         [ "$(container_status "$ID")" = created ]
         pid=$(container_pid "$ID")
@@ -88,7 +88,7 @@ load ../helpers
         set_args sleep 1000
         edit_config '.annotations = {"org.example.owner": "tests"}'
 
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
         run sbrun state "$ID"
         [ "$status" -eq 0 ]
         jq -e . <<<"$output" >/dev/null
@@ -109,7 +109,7 @@ load ../helpers
         set_cmd 'echo ran >>/tmp/log; sleep 1000'
         edit_config '.root.readonly = false'
 
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
         [ ! -e "$BUNDLE/rootfs/tmp/log" ]
         sbrun start "$ID"
         wait_for_status "$ID" running
@@ -125,7 +125,7 @@ load ../helpers
         make_bundle
         set_cmd 'exit 0'
 
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
         sbrun start "$ID"
         wait_for_status "$ID" stopped
         run sbrun delete "$ID"
@@ -137,7 +137,7 @@ load ../helpers
         make_bundle
         set_args sleep 1000
 
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
         sbrun start "$ID"
         pid=$(container_pid "$ID")
         before=$(sbrun state "$ID")
@@ -157,7 +157,7 @@ load ../helpers
         make_bundle
         set_args sleep 1000
 
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
         run sbrun delete -f "$ID"
         [ "$status" -eq 0 ]
         assert_no_leftovers "$ID"
@@ -194,7 +194,7 @@ load ../helpers
         make_bundle
         set_args sleep 1000
 
-        run sbrun run -d -b "$BUNDLE" "$ID"
+        run detached sbrun run -d -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
         [ "$(container_status "$ID")" = running ]
         sbrun kill "$ID" KILL
@@ -274,7 +274,7 @@ load ../helpers
 @test "kill with an unknown signal fails and the container keeps running" {
         make_bundle
         set_args sleep 1000
-        sbrun run -d -b "$BUNDLE" "$ID"
+        detached sbrun run -d -b "$BUNDLE" "$ID"
 
         run sbrun kill "$ID" SIGNOPE
         [ "$status" -eq 1 ]
@@ -285,7 +285,7 @@ load ../helpers
 @test "list shows containers as a table, as JSON and as bare IDs" {
         make_bundle
         set_args sleep 1000
-        sbrun create -b "$BUNDLE" "$ID"
+        detached sbrun create -b "$BUNDLE" "$ID"
 
         run sbrun list
         [ "$status" -eq 0 ]

@@ -142,7 +142,7 @@ if [ -n "$rebuild" ]; then
 	cp /bin/busybox "$stage/bin/busybox"
 	# Only the applets init.sh uses need a link; it calls the rest through
 	# busybox explicitly.
-	for a in sh mount umount mkdir insmod cat echo sleep switch_root poweroff reboot ls; do
+	for a in sh mount umount mkdir insmod cat echo sleep switch_root reboot stty cp; do
 		ln -s busybox "$stage/bin/$a"
 	done
 
@@ -180,7 +180,7 @@ if [ -n "$rebuild" ]; then
 	mv "$initrd.tmp" "$initrd"
 	rm -rf "$stage"
 	trap - EXIT
-	log "built $(basename "$initrd") (modules:$(tr '\n' ' ' <"$cache/.." 2>/dev/null; echo " $order" | sed 's|[^ ]*/||g'))"
+	log "built $(basename "$initrd") with$(echo " $order" | sed 's| [^ ]*/| |g')"
 fi
 
 log "ready: kernel $kver in $cache"

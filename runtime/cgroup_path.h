@@ -1,0 +1,23 @@
+/* linux.cgroupsPath → where the container's cgroup goes, relative to the
+ * cgroup2 mount. Pure string work: nothing is created here. */
+#ifndef SB_CGROUP_PATH_H
+#define SB_CGROUP_PATH_H
+
+#include <stdbool.h>
+
+struct sb_error;
+struct cgroup_root;
+
+/* - empty or absent: <delegation root>/sbrun/<id>
+ * - "/a/b": a/b under the cgroup2 mount
+ * - "a/b": a/b under the delegation root
+ * - with systemd, "slice:prefix:name" ("system.slice:docker:abc"): the
+ *   directory systemd would use, system.slice/docker-abc.scope, with a
+ *   warning that no unit is created. Empty slice: system.slice; empty path:
+ *   system.slice:sbrun:<id>.
+ * "." and ".." components, newlines and the root cgroup itself are refused.
+ * *rel is "a/b" (no leading '/'); caller frees. */
+int cgroup_path_resolve(const struct cgroup_root *root, const char *cgroups_path, const char *id,
+                        bool systemd, char **rel, struct sb_error *err);
+
+#endif

@@ -1,0 +1,45 @@
+/* Where sbrun may make cgroups: the cgroup v2 mount and, beneath it, the
+ * delegation root found as DESIGN.md says. Finding it only reads; nothing
+ * under /sys/fs/cgroup is written here. */
+#ifndef SB_CGROUP_ROOT_H
+#define SB_CGROUP_ROOT_H
+
+struct sb_error;
+
+enum cgroup_layout {
+        CGROUP_LAYOUT_LEGACY,  /* only cgroup v1 hierarchies are mounted */
+        CGROUP_LAYOUT_HYBRID,  /* a cgroup2 mount beside v1 hierarchies */
+        CGROUP_LAYOUT_UNIFIED, /* cgroup2 only */
+};
+
+struct cgroup_root {
+        enum cgroup_layout layout;
+        char *mount; /* the cgroup2 mount point ("/sys/fs/cgroup"), NULL if none */
+        char *own;   /* sbrun's own cgroup relative to the mount ("" = the root) */
+        char *rel;   /* the delegation root relative to the mount ("" = the root) */
+        char *path;  /* the delegation root as an absolute path */
+};
+
+#define CGROUP_ROOT_INIT { .layout = CGROUP_LAYOUT_LEGACY }
+
+/* The controllers every container's cgroup needs (DESIGN.md), in the order
+ * messages name them. */
+extern const char *const cgroup_required_controllers[];
+
+/* Find the delegation root: from sbrun's own cgroup upwards, the first
+ * cgroup that has the cpu, memory and pids controllers and is delegated
+ * (trusted.delegate / user.delegate) or holds no processes. Fails with a
+ * message naming the missing controllers and the host layout:
+ * "cgroup v2: controllers cpu, memory, pids are not available in
+ * /sys/fs/cgroup/unified (hybrid v1/v2 host)". */
+int cgroup_root_find(struct cgroup_root *root, struct sb_error *err);
+
+void cgroup_root_release(struct cgroup_root *root);
+
+/* "hybrid v1/v2 host", … */
+const char *cgroup_layout_name(enum cgroup_layout layout);
+
+/* True when the space-separated list (a cgroup.controllers line) holds name. */
+int cgroup_list_has(const char *list, const char *name);
+
+#endif

@@ -1,0 +1,102 @@
+#include "runtime/console_proxy.h"
+
+#include "common/fs_util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+static void copy_window_size(int master)
+{
+        struct winsize ws;
+        if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+                ioctl(master, TIOCSWINSZ, &ws);
+}
+
+/* false at EOF or error. */
+static bool pump(int from, int to)
+{
+        char buf[8192];
+        ssize_t n = read(from, buf, sizeof(buf));
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                return true;
+        if (n <= 0)
+                return false;
+        return sb_write_all(to, buf, (size_t)n) == 0;
+}
+
+static int reap(int pid, bool *done)
+{
+        int status, code = 0;
+        pid_t r;
+
+        while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
+                if (r != pid)
+                        continue;
+                *done = true;
+                code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        return code;
+}
+
+int console_proxy_run(int master, int pid, const sigset_t *set)
+{
+        struct termios saved;
+        bool raw = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+        bool stdin_open = true, master_open = true, done = false;
+        int sfd = signalfd(-1, set, SFD_CLOEXEC);
+        int code = 255;
+
+        if (raw) {
+                struct termios t = saved;
+                cfmakeraw(&t);
+                tcsetattr(STDIN_FILENO, TCSANOW, &t);
+                copy_window_size(master);
+        }
+        while (!done || master_open) {
+                struct pollfd pfds[3] = {
+                        { .fd = master_open ? master : -1, .events = POLLIN },
+                        { .fd = stdin_open && master_open ? STDIN_FILENO : -1, .events = POLLIN },
+                        { .fd = done ? -1 : sfd, .events = POLLIN },
+                };
+                if (poll(pfds, 3, done ? 100 : -1) < 0 && errno != EINTR)
+                        break;
+                if (done && pfds[0].revents == 0)
+                        break; /* exited, and nothing more to copy */
+                if (pfds[0].revents & (POLLIN | POLLHUP | POLLERR))
+                        master_open = pump(master, STDOUT_FILENO);
+                if (pfds[1].revents & (POLLIN | POLLHUP | POLLERR))
+                        stdin_open = pump(STDIN_FILENO, master);
+                if (pfds[2].revents & POLLIN) {
+                        struct signalfd_siginfo si;
+                        if (read(sfd, &si, sizeof(si)) != sizeof(si))
+                                continue;
+                        if (si.ssi_signo == SIGCHLD) {
+                                int c = reap(pid, &done);
+                                if (done)
+                                        code = c;
+                        } else if (si.ssi_signo == SIGWINCH) {
+                                copy_window_size(master);
+                        } else {
+                                kill(pid, (int)si.ssi_signo);
+                        }
+                }
+        }
+        if (!done) {
+                /* The pty closed first: the process is still to be reaped. */
+                int status;
+                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                        ;
+                code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        if (raw)
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+        if (sfd >= 0)
+                close(sfd);
+        return code;
+}

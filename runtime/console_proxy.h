@@ -1,0 +1,13 @@
+/* `run -t`/`exec -t` in the foreground without a console socket: sbrun
+ * itself holds the pty master and copies it to and from its own stdio, as
+ * `runc run -t` does, with the caller's terminal in raw mode meanwhile. */
+#ifndef SB_CONSOLE_PROXY_H
+#define SB_CONSOLE_PROXY_H
+
+#include <signal.h>
+
+/* Copy until the process pid is reaped; returns its exit status (128+N for
+ * a signal). set: the signals process_wait_block_signals() blocked. */
+int console_proxy_run(int master, int pid, const sigset_t *set);
+
+#endif

@@ -1,0 +1,181 @@
+#!/bin/bash
+# tests/vm/run.sh [options] CMD [ARG...] — run CMD as root in a qemu guest that
+# has a pure cgroup v2 hierarchy, and exit with CMD's exit code.
+#
+# The guest runs Debian's kernel (fetched by tests/vm/setup.sh) with the
+# host's / as a read-only overlay lower layer (so the host's userspace: bash,
+# bwrap, bats, the built sbrun), a tmpfs on top, and the shared tree (the
+# repository checkout by default) mounted read-write at the same absolute
+# path.  CMD runs in the same working directory as the caller (if that is
+# inside the shared tree; else at its root).  Its output streams to stdout.
+#
+# Options:
+#   --share DIR      tree to share read-write (default: this repository)
+#   -e NAME=VALUE    set an environment variable for CMD (repeatable)
+#   -i               interactive: CMD's stdin is the console (e.g. run.sh -i bash)
+#   -h               this help
+# Environment:
+#   SBRUN_VM_TIMEOUT  seconds before qemu is killed (default 1200)
+#   SBRUN_VM_MACHINE  microvm (default; ~5 s boot) or pc (~9 s boot)
+#   SBRUN_VM_MEM      guest memory in MiB (default 2048)
+#   SBRUN_VM_CPUS     guest CPUs (default 2)
+#   SBRUN_VM_CACHE    where setup.sh put the kernel (default /var/cache/sbrun-vm)
+#   SBRUN_VM_TSC_KHZ  host TSC frequency in kHz (default: from /proc/cpuinfo)
+#   SBRUN_VM_VERBOSE=1  show the kernel's boot messages
+#
+# Exit status: CMD's, or 124 if the timeout struck, or 125 if the lane itself
+# failed (missing setup, guest crashed before CMD finished, ...).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${SBRUN_VM_CACHE:-/var/cache/sbrun-vm}
+timeout_s=${SBRUN_VM_TIMEOUT:-1200}
+machine=${SBRUN_VM_MACHINE:-microvm}
+mem=${SBRUN_VM_MEM:-2048}
+cpus=${SBRUN_VM_CPUS:-2}
+share=${SBRUN_VM_SHARE:-$(cd "$here/../.." && pwd)}
+interactive=0
+envs=()
+
+say() { printf 'vm: %s\n' "$*" >&2; }
+die() { printf 'vm: error: %s\n' "$*" >&2; exit 125; }
+usage() { sed -n '2,/^set -uo/{/^set/d;s/^# \{0,1\}//;p}' "$0"; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--share) [ $# -ge 2 ] || die "--share needs a directory"; share=$2; shift 2 ;;
+	--share=*) share=${1#--share=}; shift ;;
+	-e) [ $# -ge 2 ] || die "-e needs NAME=VALUE"; envs+=("$2"); shift 2 ;;
+	-i) interactive=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see -h)" ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { usage >&2; exit 125; }
+
+[ "$(id -u)" -eq 0 ] || die "must run as root"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run tests/vm/setup.sh"
+kver=$(cat "$cache/kernel-version" 2>/dev/null) || die "no kernel in $cache: run tests/vm/setup.sh"
+initrd=$cache/initrd-$kver.cpio.gz
+[ -s "$initrd" ] || die "no initramfs in $cache: run tests/vm/setup.sh"
+[ "$here/init.sh" -nt "$initrd" ] && die "tests/vm/init.sh is newer than the initramfs: run tests/vm/setup.sh"
+share=$(cd "$share" 2>/dev/null && pwd -P) || die "cannot share $share: not a directory"
+case $share in
+/) die "refusing to share / read-write" ;;
+*[[:space:]]*) die "the shared path must not contain white space: $share" ;;
+esac
+
+# Working directory in the guest: ours if it is inside the shared tree.
+cwd=$(pwd -P)
+case $cwd/ in "$share"/*) ;; *) cwd=$share ;; esac
+
+# ---- the control directory, shared with the guest as tag "sbrunctl" ---------
+ctl=$(mktemp -d /tmp/sbrun-vm.XXXXXX) || die "mktemp failed"
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	rm -rf "$ctl"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+q() { # quote for sh: 'it'\''s'
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+{
+	printf 'SHARE=%s\nCWD=%s\nINTERACTIVE=%s\n' "$(q "$share")" "$(q "$cwd")" "$interactive"
+} >"$ctl/config"
+{
+	echo '# written by tests/vm/run.sh'
+	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+	echo 'export HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 SHELL=/bin/bash SBRUN_VM=1'
+	printf 'export SBRUN_VM_SHARE=%s\n' "$(q "$share")"
+	printf 'export TERM=%s\n' "$(q "${TERM:-dumb}")"
+	[ -n "${CI:-}" ] && printf 'export CI=%s\n' "$(q "$CI")"
+	for e in ${envs[@]+"${envs[@]}"}; do
+		case $e in
+		[A-Za-z_]*=*) ;;
+		*) die "bad -e $e (want NAME=VALUE)" ;;
+		esac
+		printf 'export %s=%s\n' "${e%%=*}" "$(q "${e#*=}")"
+	done
+	printf 'exec'
+	for a in "$@"; do printf ' %s' "$(q "$a")"; done
+	echo
+} >"$ctl/cmd.sh"
+
+# ---- the kernel command line ---------------------------------------------------
+# cgroup_no_v1=all: every controller on the v2 hierarchy.  panic=-1 and
+# reboot=t with -no-reboot: a crash or the final reboot ends qemu.
+append="console=ttyS0 cgroup_no_v1=all panic=-1 reboot=t"
+# TCG is slow; the guest runs trusted tests only, so spare it the mitigations.
+append="$append mitigations=off random.trust_cpu=on"
+if [ "${SBRUN_VM_VERBOSE:-0}" = 1 ]; then append="$append loglevel=7"; else append="$append quiet loglevel=3"; fi
+
+fs_opts=security_model=none,multidevs=remap
+case $machine in
+microvm)
+	# microvm boots the ELF vmlinux through PVH: no firmware, no PCI.  Its
+	# boots hang about half the time unless the kernel is told the TSC rate
+	# instead of calibrating it against emulated timers (measured on the
+	# project's machines), so pass the host's: TCG's guest TSC is the host's.
+	tsc_khz=${SBRUN_VM_TSC_KHZ:-$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000 + 0.5; exit }' /proc/cpuinfo)}
+	[ -n "$tsc_khz" ] || die "cannot read the TSC rate from /proc/cpuinfo (set SBRUN_VM_TSC_KHZ)"
+	kernel=$cache/vmlinux-$kver
+	mach=(-M microvm,x-option-roms=off,isa-serial=on,rtc=on)
+	append="$append tsc_early_khz=$tsc_khz tsc=reliable"
+	vdev=virtio-9p-device
+	;;
+pc)
+	kernel=$cache/kernel/$kver/boot/vmlinuz-$kver
+	mach=(-M pc)
+	vdev=virtio-9p-pci
+	;;
+*) die "SBRUN_VM_MACHINE must be microvm or pc, not $machine" ;;
+esac
+[ -s "$kernel" ] || die "no $kernel: run tests/vm/setup.sh"
+
+qemu=(qemu-system-x86_64
+	"${mach[@]}" -accel tcg -cpu max -smp "$cpus" -m "$mem"
+	-nodefaults -no-user-config -display none -no-reboot
+	-serial mon:stdio
+	-kernel "$kernel" -initrd "$initrd" -append "$append"
+	-fsdev "local,id=hostroot,path=/,readonly=on,$fs_opts"
+	-device "$vdev,fsdev=hostroot,mount_tag=hostroot"
+	-fsdev "local,id=sbrunctl,path=$ctl,$fs_opts"
+	-device "$vdev,fsdev=sbrunctl,mount_tag=sbrunctl"
+	-fsdev "local,id=sbrunshare,path=$share,$fs_opts"
+	-device "$vdev,fsdev=sbrunshare,mount_tag=sbrunshare"
+)
+
+# ---- boot, with a hard timeout -----------------------------------------------------
+start=$(date +%s)
+if [ "$interactive" = 1 ] && [ -t 0 ]; then
+	# qemu needs the terminal: foreground, and in our process group.
+	timeout --foreground -k 10 "$timeout_s" "${qemu[@]}"
+	qrc=$?
+else
+	# In the background (stdin /dev/null) so that a signal to us can end it
+	# through the trap's cleanup.
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null &
+	qpid=$!
+	wait "$qpid"
+	qrc=$?
+	qpid=
+fi
+elapsed=$(($(date +%s) - start))
+
+if [ -s "$ctl/rc" ]; then
+	rc=$(cat "$ctl/rc")
+	case $rc in '' | *[!0-9]*) die "bad exit code from the guest: $rc" ;; esac
+	[ "${SBRUN_VM_VERBOSE:-0}" = 1 ] && say "guest exited $rc after ${elapsed}s"
+	exit "$rc"
+fi
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	say "error: TIMEOUT: the guest did not finish within ${timeout_s}s (SBRUN_VM_TIMEOUT); qemu killed"
+	exit 124
+fi
+die "the guest stopped after ${elapsed}s without an exit code for the command (qemu exit $qrc); see the console output above"
