@@ -47,6 +47,11 @@ bool sb_log_debug_enabled(void)
         return log_debug;
 }
 
+bool sb_log_has_file(void)
+{
+        return log_fd >= 0;
+}
+
 static void format_time(char *buf, size_t len)
 {
         struct timespec ts;

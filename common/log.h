@@ -23,5 +23,6 @@ void sb_log(enum sb_log_level level, const char *fmt, ...) __attribute__((format
 void sb_log_error(const struct sb_error *err);
 
 bool sb_log_debug_enabled(void);
+bool sb_log_has_file(void);
 
 #endif

@@ -357,3 +357,28 @@ int oci_parse_resources_obj(yajl_val v, struct jpath *p, struct oci_resources *r
                 return -1;
         return 0;
 }
+
+struct oci_resources *oci_resources_parse(const char *json, size_t len, const char *origin,
+                                          struct sb_error *err)
+{
+        _cleanup_json_tree_ yajl_val tree = json_parse(json, len, err);
+        struct oci_resources *res;
+        struct jpath p;
+
+        if (tree == NULL) {
+                sb_error_prefix(err, "%s", origin);
+                return NULL;
+        }
+        jpath_init(&p);
+        res = calloc(1, sizeof(*res));
+        if (res == NULL) {
+                sb_fail(err, ENOMEM, "%s", origin);
+                return NULL;
+        }
+        if (json_check_object(tree, &p, err) < 0 || oci_parse_resources_obj(tree, &p, res, err) < 0) {
+                oci_resources_free(res);
+                sb_error_prefix(err, "%s", origin);
+                return NULL;
+        }
+        return res;
+}

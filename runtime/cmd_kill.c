@@ -1,6 +1,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/state.h"
+#include "runtime/cgroup_manager.h"
 #include "runtime/cli.h"
 #include "runtime/commands.h"
 #include "runtime/container_status.h"
@@ -15,6 +16,20 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* --all through the cgroup: SIGKILL is one write to cgroup.kill; other
+ * signals go to each process while the cgroup is frozen, so none forks
+ * away unsignalled. */
+static int signal_cgroup(const struct oci_state *state, int signo, struct sb_error *err)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+
+        if (cgroup_open(state->cgroup_path, &cg, err) < 0)
+                return -1;
+        if (signo == SIGKILL)
+                return cgroup_kill(&cg, err);
+        return cgroup_signal(&cg, signo, err);
+}
 
 int cmd_kill(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
@@ -59,9 +74,13 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
                 sb_fail(err, 0, "container \"%s\" is not running", state->id);
                 goto out;
         }
-        if (all && container_procs_signal_all(state->pid, signo, err) < 0)
+        if (all && state->cgroup_path != NULL) {
+                if (signal_cgroup(state, signo, err) < 0)
+                        goto out;
+        } else if (all && container_procs_signal_all(state->pid, signo, err) < 0) {
                 goto out;
-        if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0) {
+        }
+        if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0 && !(all && errno == ESRCH)) {
                 sb_fail(err, errno, "kill container \"%s\" with signal %d", state->id, signo);
                 goto out;
         }

@@ -13,6 +13,7 @@ struct global_options {
         bool log_json;
         bool debug;
         bool systemd_cgroup;
+        const char *policy_path; /* --policy FILE; NULL: /etc/sbrun/policy.json */
 };
 
 /* A command returns its process exit status (0 on success); a failure is
@@ -30,6 +31,10 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
 int cmd_spec(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_features(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_exec(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_pause(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_resume(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_update(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
                         struct sb_error *err);
 

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/state.h"
+#include "runtime/cgroup_manager.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,9 @@ const char *container_status(const struct oci_state *state)
 {
         if (!container_process_alive(state))
                 return "stopped";
+        /* A frozen cgroup is "paused", as runc and crun report it. */
+        if (state->cgroup_path != NULL && cgroup_path_frozen(state->cgroup_path) == 1)
+                return "paused";
         return state->started ? "running" : "created";
 }
 

@@ -17,7 +17,7 @@ int proc_stat_identity(int pid, uint64_t *start_time, char *state_letter);
 /* True when the recorded process still exists and is not a zombie. */
 bool container_process_alive(const struct oci_state *state);
 
-/* "created", "running" or "stopped" (static string). */
+/* "created", "running", "paused" or "stopped" (static string). */
 const char *container_status(const struct oci_state *state);
 
 /* A pidfd for the container process, checked against the recorded start

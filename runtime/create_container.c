@@ -10,7 +10,9 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/commands.h"
+#include "runtime/container_cgroup.h"
 #include "runtime/container_id.h"
+#include "hooks/hooks.h"
 #include "runtime/console.h"
 #include "runtime/container_status.h"
 #include "runtime/exec_lookup.h"
@@ -20,6 +22,7 @@
 #include "runtime/namespaces.h"
 #include "runtime/plan_build.h"
 #include "runtime/rootfs_path.h"
+#include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
 #include "spec/effective.h"
 
@@ -33,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +62,8 @@ struct create_ctx {
         int console_receiver; /* our end of the console pair, for console_to_caller */
         int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
+        struct container_cgroup cgroup;
+        struct seccomp_setup seccomp;
 };
 
 static void create_ctx_release(struct create_ctx *c)
@@ -71,6 +77,8 @@ static void create_ctx_release(struct create_ctx *c)
                 while (waitpid(c->launcher, NULL, 0) < 0 && errno == EINTR)
                         ;
         }
+        /* After the launcher is reaped: cgroup.kill ends whatever is left. */
+        container_cgroup_release(&c->cgroup);
         oci_config_free(c->config);
         free(c->bundle);
         free(c->rootfs);
@@ -83,6 +91,7 @@ static void create_ctx_release(struct create_ctx *c)
         init_mount_list_release(&c->init_mounts);
         mount_table_release(&c->mounts);
         init_plan_release(&c->plan);
+        seccomp_setup_release(&c->seccomp);
         for (int i = 0; i < LFD_COUNT; i++) {
                 if (c->fds[i] >= 0)
                         close(c->fds[i]);
@@ -104,6 +113,8 @@ static void create_ctx_init(struct create_ctx *c)
                 c->fds[i] = -1;
         for (int t = 0; t < OCI_NS_COUNT; t++)
                 c->ns.join_fds[t] = -1;
+        container_cgroup_init(&c->cgroup);
+        seccomp_setup_init(&c->seccomp);
 }
 
 int create_request_option(int opt, const char *arg, struct create_request *req,
@@ -293,6 +304,9 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)
                 return -1;
+        if (seccomp_setup_to_plan(&c->seccomp, launcher_fd_number(preserve_fds, LFD_SECCOMP),
+                                  &c->plan, err) < 0)
+                return -1;
         if (init_plan_encode(&c->plan, &encoded, &len, err) < 0)
                 return -1;
         c->fds[LFD_PLAN] = make_memfd("sbrun-init-plan", encoded, len, err);
@@ -335,6 +349,9 @@ static int open_channels(struct create_ctx *c, const struct create_request *req,
                          struct state_dir *sd, struct sb_error *err)
 {
         if (open_console_channel(c, req, err) < 0)
+                return -1;
+        c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
+        if (c->fds[LFD_SECCOMP] < 0)
                 return -1;
         if (mkfifoat(sd->dir_fd, EXEC_FIFO, 0600) < 0)
                 return sb_fail(err, errno, "create %s/%s", sd->path, EXEC_FIFO);
@@ -502,7 +519,7 @@ static int spawn(struct create_ctx *c, struct sb_error *err)
                 .error_pipe = c->error_write,
                 .preserve_fds = c->preserve_fds,
                 .userns_sync = c->userns_sync_child,
-                .cgroup_fd = -1, /* cgroup v2 setup: issue 3 */
+                .cgroup_fd = container_cgroup_fd(&c->cgroup),
                 .hostname = c->config->hostname,
                 .domainname = c->config->domainname,
                 .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,
@@ -587,6 +604,22 @@ static int write_pid_file(const char *path, int pid, struct sb_error *err)
         return 0;
 }
 
+/* prestart (deprecated, still used) and createRuntime in the runtime's
+ * namespaces, then createContainer in the container's: all once the
+ * container exists, before create returns; a failure fails create. */
+static int run_create_hooks(struct create_ctx *c, const struct oci_state *state,
+                            struct sb_error *err)
+{
+        const struct oci_hooks *hooks = &c->config->hooks;
+
+        if (hooks_run(hooks, HOOK_PRESTART, state, NULL, NULL, err) < 0 ||
+            hooks_run(hooks, HOOK_CREATE_RUNTIME, state, NULL, NULL, err) < 0 ||
+            hooks_run(hooks, HOOK_CREATE_CONTAINER, state, ns_enter_pid, &c->container_pid,
+                      err) < 0)
+                return -1;
+        return 0;
+}
+
 static int record_state(struct create_ctx *c, struct state_dir *sd, const struct create_request *req,
                         struct sb_error *err)
 {
@@ -598,15 +631,26 @@ static int record_state(struct create_ctx *c, struct state_dir *sd, const struct
                 .bundle = c->bundle,
                 .rootfs = c->rootfs,
                 .owner = (char *)"",
-                .annotations = c->config->annotations,
-                .n_annotations = c->config->n_annotations,
+                .cgroup_path = c->cgroup.cg.path,
         };
         _cleanup_free_ char *created = now_rfc3339();
+        _cleanup_free_ struct oci_kv *annotations = NULL;
 
         state.created = created;
+        if (container_cgroup_annotations(&c->cgroup, c->config->annotations,
+                                         c->config->n_annotations, &annotations,
+                                         &state.n_annotations, err) < 0)
+                return -1;
+        state.annotations = annotations;
         if (proc_stat_identity(c->container_pid, &state.pid_start_time, NULL) < 0)
                 return sb_fail(err, errno, "container process %d vanished", c->container_pid);
         if (state_dir_save(sd, &state, err) < 0)
+                return -1;
+        /* start and delete run the later hooks from this copy: the bundle
+         * may change or go while the container lives. */
+        if (state_dir_save_config(sd, c->bundle, err) < 0)
+                return -1;
+        if (run_create_hooks(c, &state, err) < 0)
                 return -1;
         if (req->pid_file && write_pid_file(req->pid_file, c->container_pid, err) < 0)
                 return -1;
@@ -652,8 +696,16 @@ int container_create(const struct global_options *global, const struct create_re
         if (exec_lookup(c.rootfs_fd, c.config->process->args[0], c.cwd, c.config->process->env,
                         covered_by_mount, &c, &c.exec_path, err) < 0)
                 goto out;
+        /* A bad profile fails here, before anything exists to undo. */
+        if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
+                goto out;
+        /* Fails closed here on a host without cgroup v2 controllers. */
+        if (container_cgroup_plan(&c.cgroup, global, c.config, req->id, err) < 0)
+                goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)
+                goto out;
+        if (container_cgroup_create(&c.cgroup, err) < 0)
                 goto out;
         if (open_channels(&c, req, &sd, err) < 0 || chown_fifo(&c, &sd, err) < 0)
                 goto out;
@@ -665,6 +717,8 @@ int container_create(const struct global_options *global, const struct create_re
         if (wait_ready(&c, err) < 0)
                 goto out;
         if (read_child_pid(&c, err) < 0)
+                goto out;
+        if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
                 goto out;
         result->console_master = -1;
         if (c.console_receiver >= 0) {
@@ -686,6 +740,7 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         }
         state_dir_keep(&sd);
+        container_cgroup_keep(&c.cgroup);
         result->pid = c.container_pid;
         c.container_pid = 0;
         ret = 0;

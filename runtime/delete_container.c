@@ -2,14 +2,20 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/log.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
 #include "oci/state.h"
+#include "runtime/cgroup_manager.h"
 #include "runtime/commands.h"
 #include "runtime/container_procs.h"
 #include "runtime/container_status.h"
 #include "runtime/state_dir.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,6 +44,50 @@ static int kill_and_wait(const struct oci_state *state, struct sb_error *err)
         return 0;
 }
 
+/* One cgroup.kill ends everything in the container's cgroup, also
+ * processes outside its pid namespace's tree or held in the freezer. The
+ * OOM count is read first, so that an OOM kill can be told from SIGKILL. */
+static int destroy_cgroup(const struct oci_state *state, struct sb_error *err)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        uint64_t oom_kills = 0;
+
+        if (state->cgroup_path == NULL)
+                return 0;
+        if (cgroup_open(state->cgroup_path, &cg, err) < 0) {
+                if (err->errnum != ENOENT)
+                        return -1;
+                sb_error_clear(err);
+                return 0;
+        }
+        if (cgroup_oom_kills(&cg, &oom_kills, err) < 0)
+                sb_error_clear(err);
+        else if (oom_kills > 0)
+                sb_warn("container %s: OOM: the kernel's OOM killer killed %" PRIu64
+                        " process(es) at the memory limit (memory.events oom_kill in %s)",
+                        state->id, oom_kills, state->cgroup_path);
+        return cgroup_destroy(&cg, err);
+}
+
+/* poststop: once the container is gone, before its record goes; a failure
+ * is a warning and the delete goes on (runtime-spec config.md). */
+static void run_poststop_hooks(struct state_dir *sd, const struct oci_state *state)
+{
+        struct sb_error hook_err = { 0 };
+        struct oci_config *config = state_dir_load_config(sd, &hook_err);
+        struct oci_state stopped = *state;
+
+        stopped.pid = 0;
+        if (config == NULL ||
+            hooks_run(&config->hooks, HOOK_POSTSTOP, &stopped, NULL, NULL, &hook_err) < 0) {
+                char *text = sb_error_text(&hook_err);
+                sb_warn("poststop hooks: %s", text ? text : "failed");
+                free(text);
+        }
+        sb_error_clear(&hook_err);
+        oci_config_free(config);
+}
+
 int container_delete(const struct global_options *global, const char *id, bool force,
                      struct sb_error *err)
 {
@@ -57,12 +107,15 @@ int container_delete(const struct global_options *global, const char *id, bool f
                 return state_dir_remove(&sd, err);
         }
         const char *status = container_status(state);
-        if (strcmp(status, "running") == 0 && !force) {
+        if ((strcmp(status, "running") == 0 || strcmp(status, "paused") == 0) && !force) {
                 sb_fail(err, 0, "cannot delete container %s that is not stopped: %s", id, status);
                 goto out;
         }
+        if (destroy_cgroup(state, err) < 0)
+                goto out;
         if (strcmp(status, "stopped") != 0 && kill_and_wait(state, err) < 0)
                 goto out;
+        run_poststop_hooks(&sd, state);
         ret = state_dir_remove(&sd, err);
 out:
         oci_state_free(state);

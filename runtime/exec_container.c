@@ -13,6 +13,7 @@
 #include "runtime/exec_lookup.h"
 #include "runtime/init_image.h"
 #include "runtime/launcher.h"
+#include "runtime/namespaces.h"
 #include "runtime/plan_build.h"
 #include "runtime/process_wait.h"
 #include "runtime/state_dir.h"
@@ -31,35 +32,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const struct {
-        const char *name;
-        int flag;
-} joinable[] = {
-        /* user first: the others may belong to it. */
-        { "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },     { "pid", CLONE_NEWPID },
-        { "net", CLONE_NEWNET },   { "ipc", CLONE_NEWIPC },    { "uts", CLONE_NEWUTS },
-        { "cgroup", CLONE_NEWCGROUP },
-};
-
-/* Namespaces of pid that differ from ours: joining one's own user
- * namespace is an error, and a container may share some with the host. */
-static int namespaces_to_join(int pid)
-{
-        int flags = 0;
-
-        for (size_t i = 0; i < sizeof(joinable) / sizeof(joinable[0]); i++) {
-                char theirs[64], ours[64];
-                struct stat a, b;
-                snprintf(theirs, sizeof(theirs), "/proc/%d/ns/%s", pid, joinable[i].name);
-                snprintf(ours, sizeof(ours), "/proc/self/ns/%s", joinable[i].name);
-                if (stat(theirs, &a) < 0 || stat(ours, &b) < 0)
-                        continue;
-                if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
-                        flags |= joinable[i].flag;
-        }
-        return flags;
-}
 
 struct exec_ctx {
         struct oci_state *state;
@@ -150,8 +122,7 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
                 close(fd);
         }
         apply_rlimits(x);
-        int flags = namespaces_to_join(x->state->pid);
-        if (flags != 0 && setns(x->pidfd, flags) < 0)
+        if (ns_join_process(x->pidfd, x->state->pid) < 0)
                 child_die(x->report[1], "exec: join the container's namespaces", errno);
         pid_t pid = fork();
         if (pid < 0)

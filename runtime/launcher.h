@@ -21,6 +21,7 @@ enum launcher_fd {
         LFD_INFO,       /* bwrap --info-fd: {"child-pid": N} */
         LFD_ARGS,       /* bwrap --args: NUL-separated options */
         LFD_CONSOLE,    /* unix socket the pty master is sent on (or /dev/null) */
+        LFD_SECCOMP,    /* seccomp notify hand-over socket (or /dev/null) */
         LFD_COUNT
 };
 

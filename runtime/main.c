@@ -27,10 +27,10 @@ static const struct command commands[] = {
         { "spec", cmd_spec, "write a new config.json" },
         { "features", cmd_features, "print what this build supports" },
         { "exec", cmd_exec, "run a new process in a running container" },
-        { "ps", cmd_not_implemented, "list a container's processes (not implemented yet)" },
-        { "pause", cmd_not_implemented, "freeze a container (not implemented yet)" },
-        { "resume", cmd_not_implemented, "thaw a container (not implemented yet)" },
-        { "update", cmd_not_implemented, "change a container's resources (not implemented yet)" },
+        { "ps", cmd_ps, "list a container's processes" },
+        { "pause", cmd_pause, "freeze all processes of a container" },
+        { "resume", cmd_resume, "thaw a paused container" },
+        { "update", cmd_update, "change a running container's resource limits" },
         { "events", cmd_not_implemented, "container events (not implemented yet)" },
         { "checkpoint", cmd_not_implemented, "checkpoint (not implemented)" },
         { "restore", cmd_not_implemented, "restore (not implemented)" },
@@ -45,6 +45,7 @@ static void usage(FILE *out)
                      "  --log FILE            append log lines to FILE\n"
                      "  --log-format FORMAT   text or json\n"
                      "  --debug               log debug messages\n"
+                     "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
                      "  --systemd-cgroup, --rootless, --cgroup-manager M  accepted for compatibility\n"
                      "  --version, -v         print the version\n\n"
                      "Commands:\n");
@@ -66,6 +67,7 @@ enum {
         OPT_ROOTLESS,
         OPT_CGROUP_MANAGER,
         OPT_CRIU,
+        OPT_POLICY,
 };
 
 static int parse_global(int argc, char **argv, struct global_options *global, struct sb_error *err)
@@ -79,6 +81,7 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
                 { "rootless", required_argument, NULL, OPT_ROOTLESS },
                 { "cgroup-manager", required_argument, NULL, OPT_CGROUP_MANAGER },
                 { "criu", required_argument, NULL, OPT_CRIU },
+                { "policy", required_argument, NULL, OPT_POLICY },
                 { "version", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
@@ -120,6 +123,9 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
                         global->systemd_cgroup = strcmp(optarg, "systemd") == 0;
                         break;
                 case OPT_CRIU:
+                        break;
+                case OPT_POLICY:
+                        global->policy_path = optarg;
                         break;
                 case 'v':
                         print_version();

@@ -7,7 +7,13 @@
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const int ns_clone_flag[OCI_NS_COUNT] = {
@@ -138,4 +144,57 @@ int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns
                                        key, oci_namespace_type_name(needs));
         }
         return 0;
+}
+
+static const struct {
+        const char *name;
+        int flag;
+} joinable[] = {
+        { "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },  { "pid", CLONE_NEWPID },
+        { "net", CLONE_NEWNET },   { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
+        { "cgroup", CLONE_NEWCGROUP },
+};
+
+int ns_join_process(int pidfd, int pid)
+{
+        int flags = 0;
+
+        /* Only the namespaces that differ from ours: joining one's own user
+         * namespace is an error, and a container may share some with the host. */
+        for (size_t i = 0; i < sizeof(joinable) / sizeof(joinable[0]); i++) {
+                char theirs[64], ours[64];
+                struct stat a, b;
+                snprintf(theirs, sizeof(theirs), "/proc/%d/ns/%s", pid, joinable[i].name);
+                snprintf(ours, sizeof(ours), "/proc/self/ns/%s", joinable[i].name);
+                if (stat(theirs, &a) < 0 || stat(ours, &b) < 0)
+                        continue;
+                if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+                        flags |= joinable[i].flag;
+        }
+        /* One setns through the pidfd enters them all at once, user first. */
+        return flags == 0 ? 0 : setns(pidfd, flags);
+}
+
+int ns_enter_pid(void *pid)
+{
+        int target = *(const int *)pid;
+        int pidfd = (int)syscall(SYS_pidfd_open, target, 0);
+        int status;
+
+        if (pidfd < 0 || ns_join_process(pidfd, target) < 0)
+                return -1;
+        /* setns into a pid namespace takes effect for children only, and a
+         * process outside it finds no /proc/self in the container's /proc
+         * (a script's interpreter needs it). So the caller goes on in a
+         * child, which dies with us if a timeout kills us. */
+        pid_t child = fork();
+        if (child < 0)
+                return -1;
+        if (child == 0)
+                return prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ? -1 : 0;
+        while (waitpid(child, &status, 0) < 0) {
+                if (errno != EINTR)
+                        _exit(126);
+        }
+        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }

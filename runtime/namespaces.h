@@ -27,4 +27,13 @@ void ns_setup_release(struct ns_setup *ns);
 int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
                       struct sb_error *err);
 
+/* Enter every namespace of the process (pidfd, pid) that differs from ours;
+ * new children land in its pid namespace. 0, or -1 with errno. */
+int ns_join_process(int pidfd, int pid);
+
+/* For a hook's child (a hook_prepare_fn): enter the namespaces of the
+ * process data points to (an int pid), pid namespace included: it returns
+ * in a new child inside them, while the caller waits and mirrors its exit. */
+int ns_enter_pid(void *data);
+
 #endif

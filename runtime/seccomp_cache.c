@@ -75,8 +75,8 @@ static int open_cache_dir(const char *state_root)
         _cleanup_close_ int dir =
                 openat(root, SECCOMP_CACHE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0 || fstat(dir, &st) < 0 || !safe_owner(&st)) {
-                sb_debug("seccomp: cache unavailable: %s/%s is not a private directory",
-                         state_root, SECCOMP_CACHE_DIR);
+                sb_debug("seccomp: cache unavailable: %s/%s is not a private directory", state_root,
+                         SECCOMP_CACHE_DIR);
                 return -1;
         }
         return SB_STEAL_FD(dir);
@@ -90,8 +90,8 @@ static int invalid(const char **why, const char *reason)
 
 /* 0 with the program, -1 on a miss; `why` says what was wrong with an entry
  * that exists. */
-static int read_entry(int dir, const char *name, const uint8_t *key, size_t key_len,
-                      uint8_t **bpf, size_t *size, const char **why)
+static int read_entry(int dir, const char *name, const uint8_t *key, size_t key_len, uint8_t **bpf,
+                      size_t *size, const char **why)
 {
         _cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         _cleanup_free_ uint8_t *buf = NULL;

@@ -95,9 +95,12 @@ static int compare_op(const char *name, enum scmp_compare *out)
                 const char *name;
                 enum scmp_compare op;
         } ops[] = {
-                { "SCMP_CMP_NE", SCMP_CMP_NE }, { "SCMP_CMP_LT", SCMP_CMP_LT },
-                { "SCMP_CMP_LE", SCMP_CMP_LE }, { "SCMP_CMP_EQ", SCMP_CMP_EQ },
-                { "SCMP_CMP_GE", SCMP_CMP_GE }, { "SCMP_CMP_GT", SCMP_CMP_GT },
+                { "SCMP_CMP_NE", SCMP_CMP_NE },
+                { "SCMP_CMP_LT", SCMP_CMP_LT },
+                { "SCMP_CMP_LE", SCMP_CMP_LE },
+                { "SCMP_CMP_EQ", SCMP_CMP_EQ },
+                { "SCMP_CMP_GE", SCMP_CMP_GE },
+                { "SCMP_CMP_GT", SCMP_CMP_GT },
                 { "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
         };
         for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
@@ -124,16 +127,16 @@ static uint32_t resolve_arch(const char *oci_name)
         return seccomp_arch_resolve_name(lower);
 }
 
-static int add_architectures(scmp_filter_ctx ctx, const struct oci_seccomp *s,
-                             struct sb_error *err)
+static int add_architectures(scmp_filter_ctx ctx, const struct oci_seccomp *s, struct sb_error *err)
 {
         for (size_t i = 0; i < s->n_architectures; i++) {
                 uint32_t arch = resolve_arch(s->architectures[i]);
                 if (arch == 0)
-                        return sb_fail(err, 0,
-                                       "linux.seccomp.architectures[%zu]: \"%s\" is not supported by libseccomp %u.%u.%u",
-                                       i, s->architectures[i], seccomp_version()->major,
-                                       seccomp_version()->minor, seccomp_version()->micro);
+                        return sb_fail(
+                                err, 0,
+                                "linux.seccomp.architectures[%zu]: \"%s\" is not supported by libseccomp %u.%u.%u",
+                                i, s->architectures[i], seccomp_version()->major,
+                                seccomp_version()->minor, seccomp_version()->micro);
                 int rc = seccomp_arch_add(ctx, arch);
                 if (rc < 0 && rc != -EEXIST) /* the native one is always there */
                         return sb_fail(err, -rc, "linux.seccomp.architectures[%zu]: add \"%s\"", i,
@@ -262,8 +265,10 @@ static int export_bpf(scmp_filter_ctx ctx, uint8_t **bpf, size_t *size, struct s
         size_t len = (size_t)st.st_size;
         if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
             len / sizeof(struct sock_filter) > BPF_MAXINSNS)
-                return sb_fail(err, E2BIG, "linux.seccomp: the compiled program has %zu bytes, the kernel takes at most %d instructions",
-                               len, BPF_MAXINSNS);
+                return sb_fail(
+                        err, E2BIG,
+                        "linux.seccomp: the compiled program has %zu bytes, the kernel takes at most %d instructions",
+                        len, BPF_MAXINSNS);
         _cleanup_free_ uint8_t *buf = malloc(len);
         if (buf == NULL)
                 return sb_fail(err, ENOMEM, "linux.seccomp: BPF program");
@@ -274,8 +279,7 @@ static int export_bpf(scmp_filter_ctx ctx, uint8_t **bpf, size_t *size, struct s
         return 0;
 }
 
-int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size,
-                    struct sb_error *err)
+int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size, struct sb_error *err)
 {
         _cleanup_scmp_ scmp_filter_ctx ctx = NULL;
         uint32_t default_action;
@@ -285,8 +289,10 @@ int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size,
                 return -1;
         ctx = seccomp_init(default_action);
         if (ctx == NULL)
-                return sb_fail(err, 0, "linux.seccomp.defaultAction: libseccomp (API level %u) cannot use %s",
-                               seccomp_api_get(), s->default_action);
+                return sb_fail(
+                        err, 0,
+                        "linux.seccomp.defaultAction: libseccomp (API level %u) cannot use %s",
+                        seccomp_api_get(), s->default_action);
         if (add_architectures(ctx, s, err) < 0 || add_syscalls(ctx, s, default_action, err) < 0 ||
             add_clone3_enosys(ctx, s, default_action, err) < 0)
                 return -1;
@@ -312,7 +318,8 @@ int seccomp_load_flags(const struct oci_seccomp *s, uint32_t *out, struct sb_err
                 { "SECCOMP_FILTER_FLAG_TSYNC", SECCOMP_FILTER_FLAG_TSYNC },
                 { "SECCOMP_FILTER_FLAG_LOG", SECCOMP_FILTER_FLAG_LOG },
                 { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", SECCOMP_FILTER_FLAG_SPEC_ALLOW },
-                { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV },
+                { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+                  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV },
         };
         bool notify = seccomp_profile_uses_notify(s);
         uint32_t flags = notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
@@ -335,8 +342,10 @@ int seccomp_load_flags(const struct oci_seccomp *s, uint32_t *out, struct sb_err
                 if (flag == SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
                         probe |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
                 if (!kernel_knows_flags(probe))
-                        return sb_fail(err, 0, "linux.seccomp.flags[%zu]: %s is not supported by this kernel",
-                                       i, s->flags[i]);
+                        return sb_fail(
+                                err, 0,
+                                "linux.seccomp.flags[%zu]: %s is not supported by this kernel", i,
+                                s->flags[i]);
                 flags |= flag;
         }
         /* The kernel refuses TSYNC with a listener unless a failed sync

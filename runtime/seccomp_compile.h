@@ -17,8 +17,7 @@ int seccomp_profile_key(const struct oci_seccomp *s, uint8_t **key, size_t *len,
 
 /* Compile into a malloc'd array of struct sock_filter. Errors name the
  * linux.seccomp field; unknown syscall names are skipped with a warning. */
-int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size,
-                    struct sb_error *err);
+int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size, struct sb_error *err);
 
 /* The SECCOMP_FILTER_FLAG_* bits seccomp(2) must be called with: the
  * profile's flags (checked against the running kernel) plus NEW_LISTENER

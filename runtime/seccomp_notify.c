@@ -21,7 +21,8 @@ int seccomp_notify_connect(const char *listener_path, struct sb_error *err)
         _cleanup_close_ int fd = -1;
 
         if (strlen(listener_path) >= sizeof(addr.sun_path))
-                return sb_fail(err, ENAMETOOLONG, "linux.seccomp.listenerPath: \"%s\"", listener_path);
+                return sb_fail(err, ENAMETOOLONG, "linux.seccomp.listenerPath: \"%s\"",
+                               listener_path);
         strcpy(addr.sun_path, listener_path);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -45,9 +46,11 @@ char *seccomp_notify_state_json(const struct oci_state *state, const char *metad
                 sb_fail(err, ENOMEM, "linux.seccomp.listenerMetadata");
                 return NULL;
         }
-        if (asprintf(&out, "{\"ociVersion\":\"%s\",\"fds\":[\"seccompFd\"],\"pid\":%d,%s%s%s\"state\":%s}",
-                     SBRUN_OCI_VERSION, state->pid, meta ? "\"metadata\":\"" : "",
-                     meta ? meta : "", meta ? "\"," : "", inner) < 0) {
+        if (asprintf(
+                    &out,
+                    "{\"ociVersion\":\"%s\",\"fds\":[\"seccompFd\"],\"pid\":%d,%s%s%s\"state\":%s}",
+                    SBRUN_OCI_VERSION, state->pid, meta ? "\"metadata\":\"" : "", meta ? meta : "",
+                    meta ? "\"," : "", inner) < 0) {
                 sb_fail(err, ENOMEM, "seccomp listener state");
                 return NULL;
         }
@@ -79,7 +82,8 @@ int seccomp_notify_hand_over(int channel, int listener_sock, const char *state_j
                 n = sendmsg(channel, &msg, MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
         if (n != (ssize_t)iov.iov_len)
-                return sb_fail(err, n < 0 ? errno : EIO,
-                               "linux.seccomp.listenerPath: pass the listener socket to the container init");
+                return sb_fail(
+                        err, n < 0 ? errno : EIO,
+                        "linux.seccomp.listenerPath: pass the listener socket to the container init");
         return 0;
 }

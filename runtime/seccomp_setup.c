@@ -112,8 +112,8 @@ int seccomp_setup_to_plan(const struct seccomp_setup *s, int init_channel_fd,
         return 0;
 }
 
-int seccomp_setup_notify(struct seccomp_setup *s, const struct oci_config *config,
-                         const char *id, int pid, const char *bundle, struct sb_error *err)
+int seccomp_setup_notify(struct seccomp_setup *s, const struct oci_config *config, const char *id,
+                         int pid, const char *bundle, struct sb_error *err)
 {
         /* runc sends "creating": the process exists, start has not run. */
         struct oci_state state = {

@@ -16,9 +16,9 @@ struct seccomp_setup {
         const struct oci_seccomp *profile; /* NULL: no linux.seccomp */
         uint8_t *bpf;
         size_t size;
-        uint32_t load_flags;  /* SECCOMP_FILTER_FLAG_* for seccomp(2) */
-        int listener;         /* connected to listenerPath; -1 */
-        int channel;          /* create's end of the socketpair to the init; -1 */
+        uint32_t load_flags; /* SECCOMP_FILTER_FLAG_* for seccomp(2) */
+        int listener;        /* connected to listenerPath; -1 */
+        int channel;         /* create's end of the socketpair to the init; -1 */
 };
 
 void seccomp_setup_init(struct seccomp_setup *s);
@@ -39,7 +39,7 @@ int seccomp_setup_to_plan(const struct seccomp_setup *s, int init_channel_fd,
 
 /* With NOTIFY: send the listener socket and the container process state to
  * the init, which delivers both with the listener fd. No-op otherwise. */
-int seccomp_setup_notify(struct seccomp_setup *s, const struct oci_config *config,
-                         const char *id, int pid, const char *bundle, struct sb_error *err);
+int seccomp_setup_notify(struct seccomp_setup *s, const struct oci_config *config, const char *id,
+                         int pid, const char *bundle, struct sb_error *err);
 
 #endif

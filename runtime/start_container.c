@@ -2,14 +2,21 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/log.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/commands.h"
 #include "runtime/container_status.h"
+#include "runtime/namespaces.h"
 #include "runtime/state_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,9 +61,23 @@ static int release_through_fifo(struct state_dir *sd, const struct oci_state *st
         }
 }
 
+/* Kill a container whose start failed: its process never ran. */
+static void abort_start(const struct oci_state *state)
+{
+        struct sb_error ignored = { 0 };
+        int pidfd = container_pidfd(state, &ignored);
+
+        sb_error_clear(&ignored);
+        if (pidfd >= 0) {
+                syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+                close(pidfd);
+        }
+}
+
 int container_start(const struct global_options *global, const char *id, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct oci_config *config = NULL;
         struct oci_state *state;
         int ret = -1;
 
@@ -70,6 +91,16 @@ int container_start(const struct global_options *global, const char *id, struct 
                 sb_fail(err, 0, "cannot start a container that is %s", status);
                 goto out;
         }
+        config = state_dir_load_config(&sd, err);
+        if (config == NULL)
+                goto out;
+        /* startContainer: in the container, with its paths, before the
+         * process; its failure fails start and the container. */
+        if (hooks_run(&config->hooks, HOOK_START_CONTAINER, state, ns_enter_pid, &state->pid,
+                      err) < 0) {
+                abort_start(state);
+                goto out;
+        }
         if (release_through_fifo(&sd, state, err) < 0)
                 goto out;
         state->started = true;
@@ -77,7 +108,16 @@ int container_start(const struct global_options *global, const char *id, struct 
                 goto out;
         unlinkat(sd.dir_fd, EXEC_FIFO, 0);
         ret = 0;
+        /* poststart failures are warnings: the process runs already. */
+        struct sb_error hook_err = { 0 };
+        if (hooks_run(&config->hooks, HOOK_POSTSTART, state, NULL, NULL, &hook_err) < 0) {
+                char *text = sb_error_text(&hook_err);
+                sb_warn("%s", text ? text : "poststart hooks failed");
+                free(text);
+                sb_error_clear(&hook_err);
+        }
 out:
+        oci_config_free(config);
         oci_state_free(state);
         return ret;
 }

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/container_id.h"
 
@@ -145,6 +146,32 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
         if (sb_read_fd(fd, MAX_RECORD_SIZE, &json, &len, err) < 0)
                 return sb_error_prefix(err, "read %s/%s", sd->path, STATE_RECORD), NULL;
         return oci_state_from_record_json(json, len, STATE_RECORD, err);
+}
+
+int state_dir_save_config(struct state_dir *sd, const char *bundle, struct sb_error *err)
+{
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ char *json = NULL;
+        size_t len = 0;
+
+        if (asprintf(&path, "%s/config.json", bundle) < 0)
+                return sb_fail(err, ENOMEM, "config copy");
+        if (sb_read_file(path, MAX_RECORD_SIZE, &json, &len, err) < 0)
+                return -1;
+        return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, json, len, 0600, err);
+}
+
+struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err)
+{
+        _cleanup_close_ int fd = openat(sd->dir_fd, CONFIG_COPY, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ char *json = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, CONFIG_COPY), NULL;
+        if (sb_read_fd(fd, MAX_RECORD_SIZE, &json, &len, err) < 0)
+                return NULL;
+        return oci_config_parse(json, len, "config.json", err);
 }
 
 static int remove_tree_at(int parent_fd, const char *name)

@@ -8,6 +8,7 @@
 
 struct sb_error;
 struct oci_state;
+struct oci_config;
 
 struct state_dir {
         int root_fd;
@@ -28,6 +29,12 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
 
 int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct sb_error *err);
 struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
+
+/* A copy of the bundle's config.json, and the parsed copy (hooks for
+ * start and delete). */
+#define CONFIG_COPY "config.json"
+int state_dir_save_config(struct state_dir *sd, const char *bundle, struct sb_error *err);
+struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err);
 
 /* Remove the directory and everything in it. */
 int state_dir_remove(struct state_dir *sd, struct sb_error *err);

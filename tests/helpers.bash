@@ -52,13 +52,22 @@ sb_setup() {
         "$SBRUN_SRCDIR/tests/lib/make-rootfs.sh" "$SBRUN_ROOTFS" ||
                 fail "cannot build the busybox rootfs in $SBRUN_ROOTFS"
 
+        # Traversable by all: in a user namespace the container's root is
+        # an unprivileged host uid that must still reach the rootfs.
         mkdir -p "$SBRUN_TEST_TMP"
+        chmod 0755 "$SBRUN_TEST_TMP"
         TEST_DIR=$(mktemp -d "$SBRUN_TEST_TMP/test.XXXXXX")
+        chmod 0755 "$TEST_DIR"
         ROOT=$TEST_DIR/state
         mkdir -m 0700 "$ROOT"
         BUNDLE=$TEST_DIR/bundle
         ID=$(new_id)
-        export TEST_DIR ROOT BUNDLE ID
+        SB_POLICY=$(sb_policy)
+        # The runtime's command line as sbrun() builds it, for tests that
+        # hand it to another program (a subreaper, bash -c).
+        SBRUN_ARGV=("$SBRUN" --root "$ROOT")
+        [ -n "$SB_POLICY" ] && SBRUN_ARGV+=(--policy "$SB_POLICY" --log "$TEST_DIR/sbrun.log")
+        export TEST_DIR ROOT BUNDLE ID SB_POLICY
 }
 
 sb_teardown() {
@@ -75,7 +84,7 @@ sb_teardown() {
         fi
 
         for id in $(test_container_ids); do
-                "$SBRUN" --root "$ROOT" delete --force "$id" >/dev/null 2>&1 || true
+                "${SBRUN_ARGV[@]}" delete --force "$id" >/dev/null 2>&1 3>&- || true
         done
 
         # Background `sbrun run`s end when their container is gone.
@@ -106,19 +115,67 @@ sb_teardown() {
 
 # sbrun ARGS...: the runtime under test with this test's state root. Bats'
 # own fd 3 is closed: a container holding it would make bats wait forever.
+# Unless the caller names its own, the suite's --policy (see sb_policy) is
+# added, with warnings sent to --log $TEST_DIR/sbrun.log.
 sbrun() {
-        "$SBRUN" --root "$ROOT" "$@" 3>&-
+        local a policy=1 log=1
+        for a in "$@"; do
+                case $a in
+                --policy | --policy=*) policy=0 ;;
+                --log | --log=*) log=0 ;;
+                esac
+        done
+        local -a g=(--root "$ROOT")
+        if [ -n "$SB_POLICY" ] && [ $policy = 1 ]; then
+                g+=(--policy "$SB_POLICY")
+                [ $log = 1 ] && g+=(--log "$TEST_DIR/sbrun.log")
+        fi
+        "$SBRUN" "${g[@]}" "$@" 3>&-
 }
 
-# detached CMD...: run CMD with stdio on a file and print that file after.
-# For commands that leave a container behind (create, run -d): the container
-# inherits stdio, and `run` would otherwise wait for it to close the pipe.
+# host_has_v2_controllers: this host's cgroup2 mount offers cpu, memory, pids.
+host_has_v2_controllers() {
+        local mnt c
+        mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+        [ -n "$mnt" ] || return 1
+        for c in cpu memory pids; do
+                grep -qw "$c" "$mnt/cgroup.controllers" 2>/dev/null || return 1
+        done
+}
+
+# sb_policy: the operator policy the suite runs sbrun under, or "". On a host
+# without cgroup v2 controllers (a hybrid v1/v2 host such as the development
+# machines) sbrun fails closed unless the policy opts out of resource
+# enforcement; cgroups.bats and the VM lane test that part. SBRUN_POLICY=FILE
+# picks a policy, SBRUN_POLICY=none passes none. Runtimes without --policy
+# (runc) get none.
+sb_policy() {
+        case ${SBRUN_POLICY:-auto} in
+        none) return 0 ;;
+        auto) ;;
+        *)
+                echo "$SBRUN_POLICY"
+                return 0
+                ;;
+        esac
+        "$SBRUN" --help 2>&1 | grep -q -- --policy || return 0
+        host_has_v2_controllers && return 0
+        printf '%s\n' '{"cgroups": {"enforce": false}}' >"$TEST_DIR/policy.json"
+        chmod 0644 "$TEST_DIR/policy.json"
+        echo "$TEST_DIR/policy.json"
+}
+
+# detached CMD...: run CMD with stdio on files and print them after (stdout,
+# then stderr). For commands that leave a container behind (create, run -d):
+# the container inherits stdio, and `run` would otherwise wait for it to
+# close the pipe.
 detached() {
-        local out rc
+        local out err rc=0
         out=$(mktemp "$TEST_DIR/out.XXXXXX")
-        "$@" </dev/null >"$out" 2>&1 3>&-
-        rc=$?
+        err=$(mktemp "$TEST_DIR/err.XXXXXX")
+        "$@" </dev/null >"$out" 2>"$err" 3>&- || rc=$?
         cat "$out"
+        cat "$err" >&2
         return $rc
 }
 
@@ -134,7 +191,7 @@ new_id() {
 test_container_ids() {
         {
                 cat "$TEST_DIR/ids" 2>/dev/null
-                "$SBRUN" --root "$ROOT" list -q 2>/dev/null
+                "${SBRUN_ARGV[@]}" list -q 2>/dev/null 3>&-
                 ls -1 "$ROOT" 2>/dev/null
         } | sed -n 's/^\(sbt-[A-Za-z0-9_.-]*\)$/\1/p' | sort -u
 }
@@ -142,7 +199,7 @@ test_container_ids() {
 # container_status ID: the "status" of `sbrun state ID`, or "none".
 container_status() {
         local out
-        out=$("$SBRUN" --root "$ROOT" state "$1" 2>/dev/null) || {
+        out=$(sbrun state "$1" 2>/dev/null) || {
                 echo none
                 return 0
         }
@@ -151,7 +208,7 @@ container_status() {
 
 # container_pid ID: the "pid" of `sbrun state ID`.
 container_pid() {
-        "$SBRUN" --root "$ROOT" state "$1" | jq -r .pid
+        sbrun state "$1" | jq -r .pid
 }
 
 # wait_for_status ID STATUS [SECONDS]
@@ -170,7 +227,7 @@ wait_for_status() {
 run_bg() {
         local out=$1
         shift
-        "$SBRUN" --root "$ROOT" "$@" >"$out" 2>&1 </dev/null 3>&- &
+        "${SBRUN_ARGV[@]}" "$@" >"$out" 2>&1 </dev/null 3>&- &
         BG_PID=$!
         echo "$BG_PID" >>"$TEST_DIR/bg.pids"
 }
@@ -188,14 +245,14 @@ timeout_wait() {
         local pid=$1 secs=$2 i
         for ((i = 0; i < secs * 10; i++)); do
                 if ! kill -0 "$pid" 2>/dev/null; then
-                        wait "$pid" 2>/dev/null
-                        WAIT_STATUS=$?
+                        WAIT_STATUS=0
+                        wait "$pid" 2>/dev/null || WAIT_STATUS=$?
                         return 0
                 fi
                 # A zombie child still answers kill -0 until waited for.
                 if [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ]; then
-                        wait "$pid" 2>/dev/null
-                        WAIT_STATUS=$?
+                        WAIT_STATUS=0
+                        wait "$pid" 2>/dev/null || WAIT_STATUS=$?
                         return 0
                 fi
                 sleep 0.1
@@ -224,7 +281,7 @@ make_bundle() {
         mkdir -p "$dir"
         cp -a "$SBRUN_ROOTFS" "$dir/rootfs"
         rm -f "$dir/rootfs/.sbrun-rootfs-complete"
-        (cd "$dir" && "$SBRUN" --root "$ROOT" spec) || fail "sbrun spec failed in $dir"
+        (cd "$dir" && sbrun spec) || fail "sbrun spec failed in $dir"
         [ -f "$dir/config.json" ] || fail "sbrun spec wrote no $dir/config.json"
         # Remember the rootfs identity: a process rooted there is a leftover
         # even after the directory is gone.
@@ -247,11 +304,17 @@ config_get() {
         jq -r "$1" "$BUNDLE/config.json"
 }
 
-# set_args ARG...: process.args of $BUNDLE.
+# set_args ARG...: process.args of $BUNDLE. (jq --args would take "-c" for
+# its own option, so each argument goes in as --arg aN.)
 set_args() {
-        local cfg=$BUNDLE/config.json
-        jq '.process.args = $ARGS.positional' "$cfg" --args "$@" >"$cfg.new" &&
-                mv "$cfg.new" "$cfg"
+        local i=0 list="" a
+        local -a jqargs=()
+        for a in "$@"; do
+                jqargs+=(--arg "a$i" "$a")
+                list+="${list:+,}\$a$i"
+                i=$((i + 1))
+        done
+        edit_config ".process.args = [$list]" "${jqargs[@]}"
 }
 
 # set_cmd SHELL-COMMAND: process.args = ["sh", "-c", SHELL-COMMAND].
@@ -302,7 +365,7 @@ assert_no_leftovers() {
         local id=$1 p pids i
         shift
 
-        if "$SBRUN" --root "$ROOT" state "$id" >/dev/null 2>&1; then
+        if sbrun state "$id" >/dev/null 2>&1; then
                 fail "leftover: 'state $id' still succeeds"
                 return 1
         fi

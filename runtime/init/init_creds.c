@@ -5,6 +5,7 @@
 
 #include "runtime/init/init_console.h"
 #include "runtime/init/init_fds.h"
+#include "runtime/init/init_notify.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
@@ -140,23 +141,75 @@ int init_set_process_attrs(const struct init_plan *plan, struct sb_error *err)
         return 0;
 }
 
+static uint32_t seccomp_flags(const struct init_plan *plan, size_t i)
+{
+        return plan->seccomp_program_flags ? plan->seccomp_program_flags[i] : 0;
+}
+
+static bool wants_listener(const struct init_plan *plan)
+{
+        for (size_t i = 0; i < plan->n_seccomp_programs; i++)
+                if (seccomp_flags(plan, i) & SECCOMP_FILTER_FLAG_NEW_LISTENER)
+                        return true;
+        return false;
+}
+
 int init_load_seccomp(const struct init_plan *plan, struct sb_error *err)
 {
+        struct init_notify notify = { .listener_sock = -1 };
+
+        /* Everything the hand-over needs is received before any filter. */
+        if (wants_listener(plan) && init_notify_receive(plan->seccomp_notify_fd, &notify, err) < 0) {
+                init_notify_release(&notify);
+                return -1;
+        }
         for (size_t i = 0; i < plan->n_seccomp_programs; i++) {
                 size_t size = plan->seccomp_program_sizes[i];
                 size_t len = size / sizeof(struct sock_filter);
-                if (size == 0 || size % sizeof(struct sock_filter) != 0 || len > BPF_MAXINSNS)
+                unsigned int flags = seccomp_flags(plan, i);
+                if (size == 0 || size % sizeof(struct sock_filter) != 0 || len > BPF_MAXINSNS) {
+                        init_notify_release(&notify);
                         return sb_fail(err, EINVAL, "seccomp program %zu: %zu bytes is not a BPF program",
                                        i, size);
+                }
                 struct sock_fprog prog = {
                         .len = (unsigned short)len,
                         .filter = (struct sock_filter *)plan->seccomp_programs[i],
                 };
-                if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0)
+                long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+                if (rc >= 0 && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)) {
+                        /* rc is the listener fd; a failed send stops the exec. */
+                        if (init_notify_deliver(&notify, (int)rc, err) < 0)
+                                return -1;
                         continue;
-                if (errno != ENOSYS || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-                        return sb_fail(err, errno, "load seccomp program %zu", i);
+                }
+                if (rc >= 0)
+                        continue;
+                /* Flags need seccomp(2); prctl (before Linux 3.17) takes none. */
+                if (errno != ENOSYS || flags != 0 ||
+                    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) {
+                        int saved = errno;
+                        init_notify_release(&notify);
+                        return sb_fail(err, saved, "load seccomp program %zu (flags %#x)", i, flags);
+                }
         }
+        init_notify_release(&notify);
+        return 0;
+}
+
+/* close_fds keeps fds below 3 + preserve_fds; the notify channel sits among
+ * the launcher's fds above them and must live until the filter is loaded. */
+static int close_fds_keeping_notify(const struct init_plan *plan, struct sb_error *err)
+{
+        int keep = wants_listener(plan) ? plan->seccomp_notify_fd : -1;
+        int first = 3 + (plan->preserve_fds > 0 ? plan->preserve_fds : 0);
+
+        if (keep < first)
+                return init_close_fds(plan->preserve_fds, err);
+        if (init_close_fds(keep - 2, err) < 0) /* closes from keep + 1 */
+                return -1;
+        for (int fd = first; fd < keep; fd++)
+                close(fd);
         return 0;
 }
 
@@ -196,7 +249,7 @@ _Noreturn void init_become_process(const struct init_plan *plan, int console_sla
         if (console_slave >= 0 && init_console_attach(console_slave, &err) < 0)
                 goto fail;
         if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
-            init_close_fds(plan->preserve_fds, &err) < 0 || init_load_seccomp(plan, &err) < 0)
+            close_fds_keeping_notify(plan, &err) < 0 || init_load_seccomp(plan, &err) < 0)
                 goto fail;
         init_exec(plan);
 fail:

@@ -19,7 +19,7 @@ load ../helpers
         make_bundle
         set_args echo in-bundle
 
-        run bash -c 'cd "$1" && shift && "$@"' _ "$BUNDLE" "$SBRUN" --root "$ROOT" run "$ID"
+        run bash -c 'cd "$1" && shift && "$@"' _ "$BUNDLE" "${SBRUN_ARGV[@]}" run "$ID"
         [ "$status" -eq 0 ]
         [ "$output" = "in-bundle" ]
 }
@@ -167,8 +167,8 @@ load ../helpers
         make_bundle
         set_cmd 'sleep 0.3; exit 7'
 
-        run "$(subreaper_bin)" "$SBRUN" --root "$ROOT" create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID" \
-                --then "$SBRUN" --root "$ROOT" start "$ID"
+        run "$(subreaper_bin)" "${SBRUN_ARGV[@]}" create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID" \
+                --then "${SBRUN_ARGV[@]}" start "$ID"
         [ "$status" -eq 0 ]
         [ "$output" = "reaped $(cat "$TEST_DIR/pid") exit 7" ]
         [ "$(container_status "$ID")" = stopped ]
@@ -180,8 +180,8 @@ load ../helpers
         make_bundle
         set_args sleep 1000
 
-        "$(subreaper_bin)" "$SBRUN" --root "$ROOT" create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID" \
-                --then "$SBRUN" --root "$ROOT" start "$ID" >"$TEST_DIR/reaper.out" 2>&1 3>&- &
+        "$(subreaper_bin)" "${SBRUN_ARGV[@]}" create -b "$BUNDLE" --pid-file "$TEST_DIR/pid" "$ID" \
+                --then "${SBRUN_ARGV[@]}" start "$ID" >"$TEST_DIR/reaper.out" 2>&1 3>&- &
         reaper=$!
         wait_for_status "$ID" running
         sbrun kill "$ID" KILL

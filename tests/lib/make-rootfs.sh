@@ -35,6 +35,7 @@ mkdir -p "$(dirname "$dir")"
 tmp=$(mktemp -d "$dir.tmp.XXXXXX")
 trap 'rm -rf --one-file-system "$tmp"' EXIT
 
+chmod 0755 "$tmp"
 mkdir -p "$tmp"/{bin,sbin,usr/bin,usr/sbin,proc,dev,sys,tmp,etc,root,run,var,var/tmp,home/user}
 chmod 1777 "$tmp/tmp" "$tmp/var/tmp"
 chmod 700 "$tmp/root"

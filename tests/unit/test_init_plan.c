@@ -35,6 +35,7 @@ static uint8_t prog_a[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 static uint8_t prog_b[] = { 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 };
 static uint8_t *progs[] = { prog_a, prog_b };
 static size_t prog_sizes[] = { sizeof(prog_a), sizeof(prog_b) };
+static uint32_t prog_flags[] = { 0, 0x9 }; /* TSYNC | NEW_LISTENER on the second */
 
 static struct init_plan sample(void)
 {
@@ -50,6 +51,7 @@ static struct init_plan sample(void)
                 .seccomp_programs = progs, .seccomp_program_sizes = prog_sizes, .n_seccomp_programs = 2,
                 .ready_fd = 5, .fifo_fd = -1, .stderr_fd = 7, .console_fd = -1, .preserve_fds = 2,
                 .terminal = true, .console_height = 24, .console_width = 80,
+                .seccomp_program_flags = prog_flags, .seccomp_notify_fd = 12,
         };
 }
 
@@ -134,6 +136,9 @@ static void test_round_trip(void **state)
         assert_true(out.terminal);
         assert_int_equal(out.console_height, 24);
         assert_int_equal(out.console_width, 80);
+        assert_int_equal(out.seccomp_program_flags[0], 0);
+        assert_int_equal(out.seccomp_program_flags[1], 0x9);
+        assert_int_equal(out.seccomp_notify_fd, 12);
 
         init_plan_release(&out);
         free(buf);
@@ -183,6 +188,27 @@ static void test_truncated_plan_rejected(void **state)
         free(buf);
 }
 
+/* A plan built without load flags (an older builder, `exec`) loads every
+ * program with flags 0 and has no notify socket. */
+static void test_missing_seccomp_flags_are_zero(void **state)
+{
+        struct init_plan in = sample(), out;
+        struct sb_error err = { 0 };
+        uint8_t *buf;
+        size_t len;
+
+        in.seccomp_program_flags = NULL;
+        in.seccomp_notify_fd = -1;
+        encode(&in, &buf, &len);
+        assert_int_equal(init_plan_decode(buf, len, &out, &err), 0);
+        assert_int_equal(out.n_seccomp_programs, 2);
+        assert_int_equal(out.seccomp_program_flags[0], 0);
+        assert_int_equal(out.seccomp_program_flags[1], 0);
+        assert_int_equal(out.seccomp_notify_fd, -1);
+        init_plan_release(&out);
+        free(buf);
+}
+
 static void test_huge_count_rejected(void **state)
 {
         struct init_plan in = sample(), out;
@@ -204,6 +230,7 @@ int main(void)
                 cmocka_unit_test(test_round_trip),
                 cmocka_unit_test(test_empty_plan_round_trips),
                 cmocka_unit_test(test_truncated_plan_rejected),
+                cmocka_unit_test(test_missing_seccomp_flags_are_zero),
                 cmocka_unit_test(test_huge_count_rejected),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,10 +42,25 @@ if [ "$1" = stage2 ]; then
 	cd "$CWD" || die "cannot cd to $CWD"
 	if [ "$INTERACTIVE" = 1 ]; then
 		setsid -c /bin/sh "$ctl/cmd.sh" </dev/console >/dev/console 2>&1
+		rc=$?
 	else
-		/bin/sh "$ctl/cmd.sh" </dev/null
+		# Not the console itself: through a pipe, so CMD's stdout is not a
+		# tty, as in CI (bats, for one, would switch to its terminal
+		# formatter).  A FIFO rather than "| cat", so that a background
+		# process that CMD leaves behind holding stdout cannot keep us from
+		# finishing: cat gets a few seconds to drain, then goes.
+		mkfifo /run/sbrun-vm/out || die "mkfifo"
+		cat /run/sbrun-vm/out &
+		catpid=$!
+		/bin/sh "$ctl/cmd.sh" </dev/null >/run/sbrun-vm/out 2>&1
+		rc=$?
+		i=0
+		while kill -0 $catpid 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill $catpid 2>/dev/null
 	fi
-	rc=$?
 	# The file is the channel run.sh trusts; the marker is for a human
 	# reading the log.
 	echo "$rc" >"$ctl/rc.tmp" && mv "$ctl/rc.tmp" "$ctl/rc"
@@ -110,6 +125,7 @@ done
 
 mkdir -p $n$ctl
 mount -t 9p -o "$opts9p,cache=none" sbrunctl $n$ctl || die "cannot mount the control dir (tag sbrunctl)"
+# shellcheck disable=SC1090 # written by run.sh
 . $n$ctl/config || die "cannot read the control config"
 # The shared tree at the same absolute path as on the host, read-write.
 # cache=mmap: coherent with the host (no caching of data) but allows shared

@@ -81,6 +81,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 q() { # quote for sh: 'it'\''s'
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
@@ -123,8 +124,9 @@ microvm)
 	# instead of calibrating it against emulated timers (measured on the
 	# project's machines), so pass the host's: TCG's guest TSC is the host's.
 	tsc_khz=${SBRUN_VM_TSC_KHZ:-$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000 + 0.5; exit }' /proc/cpuinfo)}
-	[ -n "$tsc_khz" ] || die "cannot read the TSC rate from /proc/cpuinfo (set SBRUN_VM_TSC_KHZ)"
+	[ -n "$tsc_khz" ] || die "cannot read the TSC rate from /proc/cpuinfo: set SBRUN_VM_TSC_KHZ, or SBRUN_VM_MACHINE=pc"
 	kernel=$cache/vmlinux-$kver
+	# shellcheck disable=SC2054 # commas belong to the -M value
 	mach=(-M microvm,x-option-roms=off,isa-serial=on,rtc=on)
 	append="$append tsc_early_khz=$tsc_khz tsc=reliable"
 	vdev=virtio-9p-device

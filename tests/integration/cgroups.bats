@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# cgroups on the host: sbrun fails closed where cgroup v2 controllers are
+# missing (a hybrid v1/v2 host like the development machines), and runs
+# without limits only when the operator's policy says so. What the limits do
+# is tested on real cgroup v2 in the VM lane (tests/vm/cgroups-suite.sh).
+
+load ../helpers
+
+# True when this host's cgroup2 mount offers cpu, memory and pids.
+host_has_v2_controllers() {
+        local mnt
+        mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+        [ -n "$mnt" ] || return 1
+        local c
+        for c in cpu memory pids; do
+                grep -qw "$c" "$mnt/cgroup.controllers" || return 1
+        done
+}
+
+# write_policy JSON [MODE]: a policy file for --policy, owned by root.
+write_policy() {
+        POLICY=$TEST_DIR/policy.json
+        printf '%s\n' "$1" >"$POLICY"
+        chmod "${2:-0644}" "$POLICY"
+}
+
+needs_hybrid_host() {
+        if host_has_v2_controllers; then
+                skip "this host has cgroup v2 controllers: covered by the VM lane"
+        fi
+}
+
+@test "without the opt-out, create fails closed naming the missing controllers, and leaves nothing" {
+        needs_hybrid_host
+        make_bundle
+        set_args sleep 1000
+        write_policy '{"cgroups": {"enforce": true}}'
+
+        run detached sbrun --policy "$POLICY" create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "cgroup v2: controllers cpu, memory, pids are not available"
+        [[ $output == *"hybrid v1/v2 host"* ]]
+        [[ $output == *"\"enforce\": false} in $POLICY"* ]]
+        [ -z "$(ls -A "$ROOT")" ]
+}
+
+@test "the default policy (no file) fails closed too" {
+        needs_hybrid_host
+        [ ! -e /etc/sbrun/policy.json ] || skip "/etc/sbrun/policy.json exists on this host"
+        make_bundle
+        set_args true
+
+        run detached sbrun run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "are not available"
+        [[ $output == *"/etc/sbrun/policy.json to run without resource limits"* ]]
+}
+
+@test "with \"enforce\": false a container runs, warns, and its state says it is unenforced" {
+        needs_hybrid_host
+        make_bundle
+        set_args sleep 1000
+        write_policy '{"cgroups": {"enforce": false}}'
+
+        run detached sbrun --policy "$POLICY" create -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [[ $output == *"runs WITHOUT resource limits"* ]]
+        [[ $output == *"hybrid v1/v2 host"* ]]
+
+        run sbrun state "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '.annotations["run.sbrun.resources"]' <<<"$output")" = unenforced ]
+        [ "$(jq -r .status <<<"$output")" = created ]
+
+        # Commands that need a cgroup say why they cannot work.
+        for cmd in pause ps update; do
+                run sbrun $cmd "$ID"
+                [ "$status" -eq 1 ]
+                [[ $output == *"has no cgroup: it runs without resource limits"* ]]
+        done
+
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ]
+        assert_no_leftovers "$ID"
+}
+
+@test "an annotation in config.json cannot opt out of enforcement" {
+        needs_hybrid_host
+        make_bundle
+        set_args true
+        edit_config '.annotations["run.sbrun.resources"] = "enforced-by-me"'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "are not available"
+}
+
+@test "a policy file writable by others, or not root's, is refused" {
+        make_bundle
+        set_args true
+        write_policy '{"cgroups": {"enforce": false}}' 0666
+
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"must be owned by root and not writable by group or others"* ]]
+        assert_no_leftovers "$ID"
+
+        chmod 0644 "$POLICY"
+        chown 65534 "$POLICY"
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"owner uid 65534"* ]]
+        assert_no_leftovers "$ID"
+}
+
+@test "a policy with an unknown or mistyped setting is refused" {
+        make_bundle
+        set_args true
+        for bad in '{"cgroups": {"enforced": false}}' '{"cgroup": {"enforce": false}}' \
+                '{"cgroups": {"enforce": "no"}}' '{'; do
+                write_policy "$bad"
+                run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+                [ "$status" -eq 1 ]
+                [[ $output == *"policy $POLICY"* ]]
+                assert_no_leftovers "$ID"
+        done
+}
+
+@test "--policy naming a missing file is an error" {
+        make_bundle
+        set_args true
+        run detached sbrun --policy "$TEST_DIR/nope.json" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"policy $TEST_DIR/nope.json"* ]]
+        assert_no_leftovers "$ID"
+}
+
+@test "invalid linux.resources are refused on any host, before anything exists" {
+        make_bundle
+        set_args true
+        write_policy '{"cgroups": {"enforce": false}}'
+
+        edit_config '.linux.resources.blockIO.weight = 5'
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "linux.resources.blockIO.weight: 5 is out of range (10-1000)"
+
+        edit_config 'del(.linux.resources.blockIO) | .linux.resources.unified = {"../memory.max": "1"}'
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'linux.resources.unified: "../memory.max"'
+
+        edit_config '.linux.resources.unified = {"cgroup.procs": "1"}'
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'is managed by sbrun and cannot be set'
+
+        edit_config 'del(.linux.resources.unified) | .linux.resources.memory = {"limit": 1000, "swap": 500}'
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "linux.resources.memory.swap: 500"
+}
+
+@test "pause, resume, ps and update of an unknown container fail" {
+        for cmd in pause resume ps update; do
+                run sbrun $cmd no-such-container
+                [ "$status" -eq 1 ]
+                [[ $output == *no-such-container* || $output == *"does not exist"* ]]
+        done
+}
+
+@test "linux.cgroupsPath with .. is refused" {
+        make_bundle
+        set_args true
+        write_policy '{"cgroups": {"enforce": false}}'
+        edit_config '.linux.cgroupsPath = "/sbrun/../../etc"'
+
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'linux.cgroupsPath: "/sbrun/../../etc": ".." is not allowed'
+}

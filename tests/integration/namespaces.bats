@@ -1,0 +1,293 @@
+#!/usr/bin/env bats
+# linux.namespaces (new and joined by path), uid/gid mappings, hostname,
+# domainname, sysctl.
+
+load ../helpers
+
+# wait_ns PID TYPE: wait until PID's TYPE namespace differs from ours.
+wait_ns() {
+        local pid=$1 type=$2 i
+        for ((i = 0; i < 50; i++)); do
+                if [ "$(readlink "/proc/$pid/ns/$type")" != "$(readlink "/proc/self/ns/$type")" ]; then
+                        return 0
+                fi
+                sleep 0.1
+        done
+        fail "helper $pid never got a new $type namespace"
+}
+
+# --- new namespaces ---------------------------------------------------------
+
+@test "a new pid namespace: the process is pid 1 and sees only its own" {
+        make_bundle
+        set_cmd 'echo $$; ps -o pid,comm | wc -l'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = 1 ]
+        # header + sh + ps (+ wc)
+        [ "${lines[1]}" -le 4 ]
+}
+
+@test "new network, ipc, uts, mount and cgroup namespaces differ from the host's" {
+        make_bundle
+        set_cmd 'for t in net ipc uts mnt cgroup; do readlink /proc/self/ns/$t; done'
+        edit_config '.linux.namespaces |= (map(select(.type != "cgroup")) + [{"type": "cgroup"}])'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        i=0
+        for t in net ipc uts mnt cgroup; do
+                [[ ${lines[$i]} == "$t:["* ]]
+                [ "${lines[$i]}" != "$(readlink /proc/self/ns/$t)" ]
+                i=$((i + 1))
+        done
+}
+
+@test "a new network namespace has only lo" {
+        make_bundle
+        set_cmd 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = lo ]
+}
+
+@test "without a network namespace the container shares the host's network" {
+        make_bundle
+        set_args readlink /proc/self/ns/net
+        edit_config '.linux.namespaces |= map(select(.type != "network"))'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(readlink /proc/self/ns/net)" ]
+}
+
+@test "an unknown namespace type is refused" {
+        make_bundle
+        edit_config '.linux.namespaces += [{"type": "bogus"}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" bogus
+}
+
+@test "a namespace listed twice is refused" {
+        make_bundle
+        edit_config '.linux.namespaces += [{"type": "ipc"}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" duplicate
+}
+
+# --- hostname, domainname ---------------------------------------------------
+
+@test "hostname and domainname are set in the new uts namespace, not on the host" {
+        host_name=$(hostname)
+        host_domain=$(cat /proc/sys/kernel/domainname)
+        make_bundle
+        set_cmd 'hostname; cat /proc/sys/kernel/domainname'
+        edit_config '.hostname = "box1" | .domainname = "example.test"'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = box1 ]
+        [ "${lines[1]}" = example.test ]
+        [ "$(hostname)" = "$host_name" ]
+        [ "$(cat /proc/sys/kernel/domainname)" = "$host_domain" ]
+}
+
+@test "a hostname without a uts namespace is refused" {
+        make_bundle
+        edit_config '.hostname = "box1" | .linux.namespaces |= map(select(.type != "uts"))'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" hostname
+}
+
+@test "a hostname of the wrong type is refused" {
+        make_bundle
+        edit_config '.hostname = 42'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" hostname
+}
+
+# --- joining namespaces by path ---------------------------------------------
+
+@test "a network namespace joined by path" {
+        start_helper unshare --net sleep 1000
+        wait_ns "$HELPER_PID" net
+        make_bundle
+        set_args readlink /proc/self/ns/net
+        edit_config '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)' \
+                --arg p "/proc/$HELPER_PID/ns/net"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(readlink "/proc/$HELPER_PID/ns/net")" ]
+}
+
+@test "a uts namespace joined by path keeps its hostname" {
+        start_helper unshare --uts sh -c 'hostname joined-uts && exec sleep 1000'
+        wait_ns "$HELPER_PID" uts
+        for i in $(seq 50); do [ "$(nsenter -t "$HELPER_PID" -u hostname)" = joined-uts ] && break; sleep 0.1; done
+        make_bundle
+        set_args hostname
+        edit_config 'del(.hostname) |
+                .linux.namespaces |= map(if .type == "uts" then .path = $p else . end)' \
+                --arg p "/proc/$HELPER_PID/ns/uts"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = joined-uts ]
+}
+
+@test "an ipc namespace joined by path" {
+        start_helper unshare --ipc sleep 1000
+        wait_ns "$HELPER_PID" ipc
+        make_bundle
+        set_args readlink /proc/self/ns/ipc
+        edit_config '.linux.namespaces |= map(if .type == "ipc" then .path = $p else . end)' \
+                --arg p "/proc/$HELPER_PID/ns/ipc"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(readlink "/proc/$HELPER_PID/ns/ipc")" ]
+}
+
+@test "a cgroup namespace joined by path" {
+        start_helper unshare --cgroup sleep 1000
+        wait_ns "$HELPER_PID" cgroup
+        make_bundle
+        set_args readlink /proc/self/ns/cgroup
+        edit_config '.linux.namespaces |= (map(select(.type != "cgroup")) + [{"type": "cgroup", "path": $p}])' \
+                --arg p "/proc/$HELPER_PID/ns/cgroup"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(readlink "/proc/$HELPER_PID/ns/cgroup")" ]
+}
+
+@test "a pid namespace joined by path: the container sees the process already there" {
+        start_helper unshare --pid --fork sleep 1000
+        for i in $(seq 50); do inner=$(pgrep -P "$HELPER_PID" sleep) && break; sleep 0.1; done
+        [ -n "$inner" ]
+        make_bundle
+        set_cmd 'echo $$; ps -o pid,args'
+        edit_config '.linux.namespaces |= map(if .type == "pid" then .path = $p else . end)' \
+                --arg p "/proc/$inner/ns/pid"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" != 1 ]
+        [[ $output == *"1 sleep 1000"* ]]
+}
+
+@test "a namespace path of the wrong type is refused" {
+        start_helper unshare --uts sleep 1000
+        wait_ns "$HELPER_PID" uts
+        make_bundle
+        edit_config '.linux.namespaces |= map(if .type == "network" then .path = $p else . end)' \
+                --arg p "/proc/$HELPER_PID/ns/uts"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        [ "$status" -eq 1 ]
+        assert_no_leftovers "$ID"
+}
+
+@test "a namespace path that does not exist fails with 'no such file or directory'" {
+        make_bundle
+        edit_config '.linux.namespaces |= map(if .type == "network" then .path = "/proc/self/ns/nope" else . end)'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'no such file or directory'
+}
+
+# --- user namespace, uid/gid mappings ---------------------------------------
+
+@test "a user namespace with several uid and gid ranges" {
+        make_bundle
+        set_cmd 'cat /proc/self/uid_map; echo --; cat /proc/self/gid_map; echo --; id -u'
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 1000},
+                                      {"containerID": 1000, "hostID": 1000, "size": 1}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 300000, "size": 1000},
+                                      {"containerID": 1000, "hostID": 1000, "size": 1},
+                                      {"containerID": 1001, "hostID": 301001, "size": 64535}] |
+                (.mounts |= map(select(.destination != "/sys/fs/cgroup")))'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        maps=$(awk '{ $1 = $1; print }' <<<"$output")
+        [ "$maps" = "0 200000 1000
+1000 1000 1
+--
+0 300000 1000
+1000 1000 1
+1001 301001 64535
+--
+0" ]
+}
+
+@test "the container's root is an unprivileged host uid in a user namespace" {
+        make_bundle
+        mkdir -m 0777 "$TEST_DIR/share"
+        set_cmd 'touch /mnt/share/made-inside'
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 1000}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                (.mounts |= map(select(.destination != "/sys/fs/cgroup"))) |
+                .mounts += [{"destination": "/mnt/share", "type": "bind", "source": $s,
+                             "options": ["rbind", "rw"]}]' --arg s "$TEST_DIR/share"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(stat -c %u:%g "$TEST_DIR/share/made-inside")" = 200000:200000 ]
+}
+
+@test "uidMappings of the wrong type are refused" {
+        make_bundle
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": "lots", "size": 1}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 1}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" uidMappings
+}
+
+# --- sysctl -----------------------------------------------------------------
+
+@test "linux.sysctl sets namespaced sysctls inside the container" {
+        host_fwd=$(cat /proc/sys/net/ipv4/ip_forward)
+        want=$((1 - host_fwd))
+        make_bundle
+        set_cmd 'cat /proc/sys/net/ipv4/ip_forward /proc/sys/kernel/msgmax'
+        edit_config '.linux.sysctl = {"net.ipv4.ip_forward": $f, "kernel.msgmax": "4321"}' --arg f "$want"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = "$want" ]
+        [ "${lines[1]}" = 4321 ]
+        [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$host_fwd" ]
+}
+
+@test "a sysctl that is not namespaced is refused" {
+        before=$(cat /proc/sys/kernel/panic)
+        make_bundle
+        edit_config '.linux.sysctl = {"kernel.panic": "17"}'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" kernel.panic
+        [ "$(cat /proc/sys/kernel/panic)" = "$before" ]
+}
+
+@test "a net sysctl without a network namespace is refused" {
+        before=$(cat /proc/sys/net/ipv4/ip_forward)
+        make_bundle
+        edit_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"} |
+                .linux.namespaces |= map(select(.type != "network"))'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" net.ipv4.ip_forward
+        [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]
+}

@@ -1,0 +1,180 @@
+#!/bin/bash
+# run-all.sh: sbrun's whole test suite with one summary line at the end.
+#
+#   SBRUN_BUILDDIR=build SBRUN_SRCDIR=. tests/run-all.sh   (what `make check` does)
+#
+# Runs the cmocka unit test binaries of the build tree (tests/unit/test_*),
+# then every directory of bats tests under tests/ (integration first), under
+# a child subreaper so that containers made by `sbrun create` are reaped.
+# Ends by checking that the run left nothing behind (processes, mounts,
+# state), which counts as one more test. The last line printed is exactly
+# "N passed, M failed" (", K skipped" if any); the exit status is non-zero
+# if anything failed or nothing ran.
+set -uo pipefail
+
+SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
+SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
+SBRUN_ROOTFS=${SBRUN_ROOTFS:-$SBRUN_BUILDDIR/tests/.work/rootfs}
+export SBRUN_SRCDIR SBRUN_BUILDDIR SBRUN SBRUN_ROOTFS
+export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
+
+SBRUN_TEST_TMP=$(mktemp -d /tmp/sbrun-tests.XXXXXX)
+chmod 0755 "$SBRUN_TEST_TMP"
+export SBRUN_TEST_TMP
+export SUBREAPER=$SBRUN_TEST_TMP/subreaper
+
+passed=0
+failed=0
+skipped=0
+summaries=()
+
+# count_tap FILE: add FILE's TAP results to the totals; sets p f s.
+count_tap() {
+        p=$(grep -Ec '^ok [0-9]+' "$1" | head -n 1)
+        s=$(grep -Eic '^ok [0-9]+.*# *skip' "$1" | head -n 1)
+        f=$(grep -Ec '^not ok [0-9]+' "$1" | head -n 1)
+        p=$((p - s))
+}
+
+add_suite() { # NAME P F S
+        passed=$((passed + $2))
+        failed=$((failed + $3))
+        skipped=$((skipped + $4))
+        local line="$1: $2 passed, $3 failed"
+        [ "$4" -gt 0 ] && line+=", $4 skipped"
+        summaries+=("$line")
+        echo "# $line"
+}
+
+# --- unit tests (cmocka) ------------------------------------------------------
+
+run_unit() {
+        local bin=$1 name log rc
+        name=unit/$(basename "$bin")
+        log=$SBRUN_TEST_TMP/$(basename "$bin").tap
+        echo "# $name"
+        CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1 </dev/null
+        rc=$?
+        sed 's/^/  /' "$log"
+        count_tap "$log"
+        if [ $((p + f + s)) -eq 0 ]; then
+                # Not TAP (an old cmocka): read its plain summary lines.
+                p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+                f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+                s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+                p=${p:-0} f=${f:-0} s=${s:-0}
+        fi
+        # A crash or a non-zero exit with no failure reported is a failure.
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+                echo "  not ok - $name exited with status $rc"
+                f=1
+        fi
+        add_suite "$name" "$p" "$f" "$s"
+}
+
+units=()
+for bin in "$SBRUN_BUILDDIR"/tests/unit/test_*; do
+        [ -f "$bin" ] && [ -x "$bin" ] || continue
+        case $bin in *.c | *.o | *.h | *.log | *.trs) continue ;; esac
+        units+=("$bin")
+done
+for bin in "${units[@]}"; do
+        run_unit "$bin"
+done
+
+# --- integration tests (bats) -----------------------------------------------
+
+setup_ok=1
+if ! cc -O2 -Wall -o "$SUBREAPER" "$SBRUN_SRCDIR/tests/helpers/subreaper.c"; then
+        echo "# cannot build tests/helpers/subreaper.c"
+        setup_ok=0
+fi
+if ! "$SBRUN_SRCDIR/tests/lib/make-rootfs.sh" "$SBRUN_ROOTFS"; then
+        echo "# cannot build the busybox rootfs in $SBRUN_ROOTFS"
+        setup_ok=0
+fi
+[ "$(id -u)" -eq 0 ] || echo "# the integration tests must run as root: they will fail"
+[ -x "$SBRUN" ] || echo "# $SBRUN not found: the integration tests will fail"
+
+bats_dirs=()
+[ -d "$SBRUN_SRCDIR/tests/integration" ] && bats_dirs+=("$SBRUN_SRCDIR/tests/integration")
+for dir in "$SBRUN_SRCDIR"/tests/*/; do
+        dir=${dir%/}
+        [ "$dir" = "$SBRUN_SRCDIR/tests/integration" ] && continue
+        compgen -G "$dir/*.bats" >/dev/null && bats_dirs+=("$dir")
+done
+
+for dir in "${bats_dirs[@]}"; do
+        name=$(basename "$dir")
+        log=$SBRUN_TEST_TMP/$name.tap
+        echo "# $name (bats)"
+        if [ "$setup_ok" -eq 1 ]; then
+                "$SUBREAPER" --reap bats --tap "$dir" </dev/null 2>&1 | tee "$log"
+                rc=${PIPESTATUS[0]}
+        else
+                bats --tap "$dir" </dev/null 2>&1 | tee "$log"
+                rc=${PIPESTATUS[0]}
+        fi
+        count_tap "$log"
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+                echo "not ok - bats $name exited with status $rc"
+                f=1
+        fi
+        add_suite "$name" "$p" "$f" "$s"
+done
+
+# --- leftovers --------------------------------------------------------------
+
+# What the run may have left: processes rooted in a test rootfs or naming the
+# test dir (bwrap's command line names the bundle), mounts under the test
+# dir, container state in the per-test roots or in /run/sbrun.
+leftovers() {
+        local t=$SBRUN_TEST_TMP
+        if [ -s "$t/rootfs.ids" ]; then
+                stat -L -c '%n %d:%i' /proc/[0-9]*/root /proc/[0-9]*/cwd 2>/dev/null |
+                        awk 'NR == FNR { want[$1] = 1; next }
+                             ($2 in want) { split($1, p, "/"); print "process " p[3] " rooted in a test rootfs" }' \
+                                "$t/rootfs.ids" - | sort -u
+        fi
+        # "[/]tmp/..." matches the test dir but not grep's own command line.
+        grep -ls -- "[${t:0:1}]${t:1}/test\." /proc/[0-9]*/cmdline 2>/dev/null |
+                while read -r f; do
+                        pid=$(cut -d/ -f3 <<<"$f")
+                        echo "process $pid: $(tr '\0' ' ' <"$f" 2>/dev/null)"
+                done
+        awk -v d="$t/" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo
+        find "$t" -mindepth 3 -maxdepth 3 -path "$t/test.*/state/*" -printf 'state %p\n' 2>/dev/null
+        find /run/sbrun -mindepth 1 -maxdepth 1 -name 'sbt-*' -printf 'state %p\n' 2>/dev/null
+}
+
+found=""
+for i in $(seq 50); do
+        found=$(leftovers)
+        [ -z "$found" ] && break
+        sleep 0.1
+done
+if [ -z "$found" ]; then
+        echo "ok - the run left no process, mount or state behind"
+        add_suite leftovers 1 0 0
+else
+        echo "not ok - the run left things behind:"
+        sed 's/^/#   /' <<<"$found"
+        add_suite leftovers 0 1 0
+fi
+
+if ! awk -v d="$SBRUN_TEST_TMP/" 'index($5, d) == 1 { exit 1 }' /proc/self/mountinfo; then
+        echo "# keeping $SBRUN_TEST_TMP: something is still mounted below it"
+else
+        rm -rf --one-file-system "$SBRUN_TEST_TMP"
+fi
+
+echo "#"
+for line in "${summaries[@]}"; do
+        echo "# $line"
+done
+total=$((passed + failed + skipped))
+final="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && final+=", $skipped skipped"
+echo "$final"
+[ "$failed" -eq 0 ] && [ "$total" -gt 1 ]

@@ -1,0 +1,36 @@
+#!/bin/bash
+# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats),
+# run inside the VM lane with no opt-out policy:
+#
+#   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
+#
+# The build must be visible in the guest: the shared tree or any host path
+# except /tmp and /run, which the guest replaces with fresh tmpfs. Bundles,
+# state and the busybox rootfs go to the guest's /tmp (9p cannot hold FIFOs
+# or device nodes). Extra arguments go to bats (e.g. -f pause).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+[ "${SBRUN_VM:-}" = 1 ] ||
+	{ echo "cgroups-suite: run me in the VM lane: tests/vm/run.sh $0" >&2; exit 2; }
+
+export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
+export SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
+export SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
+export SBRUN_TEST_TMP=/tmp/sbrun-cgroups-tests
+export SBRUN_ROOTFS=/tmp/sbrun-cgroups-rootfs
+[ -x "$SBRUN" ] || { echo "cgroups-suite: no sbrun at $SBRUN (set SBRUN_BUILDDIR or SBRUN)" >&2; exit 2; }
+mkdir -p "$SBRUN_TEST_TMP"
+# bats reads process substitutions through /dev/fd, which devtmpfs lacks.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+
+bats "$@" "$here/cgroups_v2.bats"
+rc=$?
+
+# What a test made in the cgroup tree and left behind is a failure too.
+left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)
+if [ -n "$left" ]; then
+	echo "cgroups-suite: leftover cgroups: $left" >&2
+	rc=1
+fi
+exit $rc

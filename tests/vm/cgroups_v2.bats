@@ -1,0 +1,253 @@
+#!/usr/bin/env bats
+# cgroup v2 for real: limits in force, teardown with no survivors, pause,
+# update, ps. Needs a pure cgroup v2 host with every controller: run it in
+# the VM lane through tests/vm/cgroups-suite.sh. No opt-out policy is used.
+
+load ../helpers
+
+setup() {
+        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
+                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+        sb_setup
+}
+
+# The cgroup sbrun makes for a container without linux.cgroupsPath.
+cgdir() {
+        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
+}
+
+@test "OOM: 64 MiB in a 32 MiB container is killed: run exits 137 and says OOM" {
+        make_bundle
+        set_args dd if=/dev/zero of=/dev/null bs=64M count=1
+        edit_config '.linux.resources.memory = {"limit": 33554432}'
+
+        run detached sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 137 ]
+        [[ $output == *"OOM"*"oom_kill"* ]]
+        assert_no_leftovers "$ID"
+}
+
+@test "a fork bomb under pids.limit 32 never has more than 32 tasks; delete --force leaves nothing" {
+        make_bundle
+        set_cmd 'f() { while :; do f & sleep 0.01; done; }; f 2>/dev/null'
+        edit_config '.linux.resources.pids = {"limit": 32}'
+
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        cg=$(cgdir)
+        [ "$(cat "$cg/pids.max")" = 32 ]
+        local max=0 n i
+        for ((i = 0; i < 40; i++)); do
+                n=$(cat "$cg/pids.current")
+                [ "$n" -gt "$max" ] && max=$n
+                sleep 0.1
+        done
+        echo "most tasks seen: $max; pids.events: $(cat "$cg/pids.events")"
+        [ "$max" -le 32 ]
+        # The limit was hit: forks were refused.
+        [ "$(awk '$1 == "max" { print $2 }' "$cg/pids.events")" -gt 0 ]
+        if [ -e "$cg/pids.peak" ]; then
+                [ "$(cat "$cg/pids.peak")" -le 32 ]
+        fi
+
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ]
+        [ ! -e "$cg" ]
+        assert_no_leftovers "$ID"
+}
+
+@test "cpu, io, cpuset, pids, memory and hugetlb files show the requested values and conversions" {
+        make_bundle
+        set_args sleep 1000
+        edit_config '.linux.resources = {
+                "cpu": {"shares": 2048, "quota": 50000, "period": 100000, "cpus": "0", "mems": "0"},
+                "blockIO": {"weight": 500},
+                "pids": {"limit": 100},
+                "memory": {"limit": 268435456, "reservation": 67108864},
+                "hugepageLimits": [{"pageSize": "2MB", "limit": 4194304}]}'
+
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        cg=$(cgdir)
+        grep -qx "$(container_pid "$ID")" "$cg/cgroup.procs"
+        [ "$(cat "$cg/cpu.max")" = "50000 100000" ]
+        # shares 2048 → weight 174 (crun's quadratic fit: 1024 → 100).
+        [ "$(cat "$cg/cpu.weight")" = 174 ]
+        # blkio weight 500 → 1 + (500 - 10) * 9999 / 990 = 4950.
+        [ "$(cat "$cg/io.weight")" = "default 4950" ]
+        [ "$(cat "$cg/cpuset.cpus")" = 0 ]
+        [ "$(cat "$cg/cpuset.mems")" = 0 ]
+        [ "$(cat "$cg/pids.max")" = 100 ]
+        [ "$(cat "$cg/memory.max")" = 268435456 ]
+        [ "$(cat "$cg/memory.low")" = 67108864 ]
+        [ "$(cat "$cg/hugetlb.2MB.max")" = 4194304 ]
+}
+
+@test "update changes the limits of a running container" {
+        make_bundle
+        set_args sleep 1000
+        edit_config '.linux.resources = {"cpu": {"shares": 1024}, "pids": {"limit": 100}}'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        cg=$(cgdir)
+        [ "$(cat "$cg/cpu.weight")" = 100 ]
+
+        run sbrun update --cpu-quota 20000 --cpu-period 50000 --cpu-shares 512 --pids-limit 10 \
+                --memory 128m --memory-swap 192m --blkio-weight 1000 --cpuset-cpus 1 "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(cat "$cg/cpu.max")" = "20000 50000" ]
+        [ "$(cat "$cg/cpu.weight")" = 59 ]
+        [ "$(cat "$cg/pids.max")" = 10 ]
+        [ "$(cat "$cg/memory.max")" = 134217728 ]
+        # memory+swap 192m with memory 128m: 64m of swap (runc's conversion).
+        [ "$(cat "$cg/memory.swap.max")" = 67108864 ]
+        [ "$(cat "$cg/io.weight")" = "default 10000" ]
+        [ "$(cat "$cg/cpuset.cpus")" = 1 ]
+
+        # Only the quota: the period stays.
+        run sbrun update --cpu-quota 30000 "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(cat "$cg/cpu.max")" = "30000 50000" ]
+
+        run sbrun update --resources - "$ID" <<<'{"hugepageLimits": [{"pageSize": "2MB", "limit": 2097152}],
+                "unified": {"memory.high": "104857600"}, "pids": {"limit": -1}}'
+        [ "$status" -eq 0 ]
+        [ "$(cat "$cg/hugetlb.2MB.max")" = 2097152 ]
+        [ "$(cat "$cg/memory.high")" = 104857600 ]
+        [ "$(cat "$cg/pids.max")" = max ]
+
+        run sbrun update --pids-limit -2 "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"--pids-limit: -2 is not a valid limit"* ]]
+        run sbrun update --blkio-weight 5 "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"blockIO.weight: 5 is out of range"* ]]
+}
+
+@test "pause stops a counting process, resume lets it go on, delete --force ends a paused one" {
+        make_bundle
+        set_cmd 'i=0; while :; do i=$((i + 1)); echo $i >/dev/shm/count; sleep 0.1; done'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        pid=$(container_pid "$ID")
+        count() { cat "/proc/$pid/root/dev/shm/count" 2>/dev/null || echo 0; }
+        local i
+        for ((i = 0; i < 100; i++)); do
+                [ "$(count)" -gt 2 ] && break
+                sleep 0.1
+        done
+        [ "$(count)" -gt 2 ]
+
+        run sbrun pause "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(container_status "$ID")" = paused ]
+        a=$(count)
+        sleep 1.5
+        [ "$(count)" = "$a" ]
+
+        run sbrun pause "$ID"
+        [ "$status" -eq 1 ]
+        [[ $output == *"is paused"* ]]
+
+        run sbrun resume "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(container_status "$ID")" = running ]
+        sleep 1.5
+        [ "$(count)" -gt "$a" ]
+
+        # A paused container: delete without --force refuses, with it kills.
+        sbrun pause "$ID"
+        run sbrun delete "$ID"
+        [ "$status" -eq 1 ]
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ]
+        assert_no_leftovers "$ID"
+}
+
+@test "ps lists the container's processes" {
+        make_bundle
+        set_cmd 'sleep 1001 & sleep 1002 & wait'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        pid=$(container_pid "$ID")
+        local i
+        for ((i = 0; i < 100; i++)); do
+                [ "$(wc -l <"$(cgdir)/cgroup.procs")" -ge 3 ] && break
+                sleep 0.1
+        done
+
+        run sbrun ps --format json "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(jq length <<<"$output")" -eq 3 ]
+        jq -e --argjson p "$pid" 'index($p) != null' <<<"$output"
+
+        run sbrun ps "$ID"
+        [ "$status" -eq 0 ]
+        [[ ${lines[0]} == *PID* ]]
+        [ "${#lines[@]}" -eq 4 ]
+        [[ $output == *"sleep 1001"* && $output == *"sleep 1002"* ]]
+}
+
+@test "kill --all KILL ends every process of the cgroup with one write" {
+        make_bundle
+        set_cmd 'sleep 1001 & sleep 1002 & wait'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        cg=$(cgdir)
+
+        run sbrun kill --all "$ID" KILL
+        [ "$status" -eq 0 ]
+        [ -z "$(cat "$cg/cgroup.procs")" ]
+        wait_for_status "$ID" stopped
+}
+
+@test "unified keys are written; a controller the host lacks is an error naming it" {
+        make_bundle
+        set_args sleep 1000
+        edit_config '.linux.resources.unified = {"memory.high": "104857600", "pids.max": "20"}'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ "$(cat "$(cgdir)/memory.high")" = 104857600 ]
+        [ "$(cat "$(cgdir)/pids.max")" = 20 ]
+
+        id2=$(new_id)
+        edit_config '.linux.resources.unified = {"nosuch.max": "1"}'
+        run detached sbrun run -d -b "$BUNDLE" "$id2"
+        assert_fails_cleanly "$id2" 'linux.resources.unified.nosuch.max: the nosuch controller is not available'
+
+        edit_config '.linux.resources.unified = {"memory.nosuch": "1"}'
+        run detached sbrun run -d -b "$BUNDLE" "$id2"
+        assert_fails_cleanly "$id2" 'memory.nosuch does not exist'
+
+        edit_config 'del(.linux.resources.unified) | .linux.resources.hugepageLimits = [{"pageSize": "3MB", "limit": 1}]'
+        run detached sbrun run -d -b "$BUNDLE" "$id2"
+        assert_fails_cleanly "$id2" 'hugetlb.3MB.max does not exist'
+}
+
+@test "linux.cgroupsPath: relative under the delegation root; with --systemd-cgroup, slice:prefix:name" {
+        make_bundle
+        set_args sleep 1000
+        edit_config '.linux.cgroupsPath = "sbrun-test/" + $id' --arg id "$ID"
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ -d "/sys/fs/cgroup/sbrun-test/$ID" ]
+        grep -qx "$(container_pid "$ID")" "/sys/fs/cgroup/sbrun-test/$ID/cgroup.procs"
+        sbrun delete --force "$ID"
+        [ ! -e "/sys/fs/cgroup/sbrun-test/$ID" ]
+        rmdir /sys/fs/cgroup/sbrun-test
+
+        id2=$(new_id)
+        edit_config '.linux.cgroupsPath = "sbrun_test-a.slice:sbt:" + $id' --arg id "$id2"
+        run detached "$SBRUN" --root "$ROOT" --systemd-cgroup run -d -b "$BUNDLE" "$id2"
+        [ "$status" -eq 0 ]
+        [[ $output == *"no systemd unit is created"* ]]
+        [ -d "/sys/fs/cgroup/sbrun_test.slice/sbrun_test-a.slice/sbt-$id2.scope" ]
+        sbrun delete --force "$id2"
+        rmdir /sys/fs/cgroup/sbrun_test.slice/sbrun_test-a.slice /sys/fs/cgroup/sbrun_test.slice
+}
+
+@test "a cgroup that already holds processes is refused" {
+        mkdir /sys/fs/cgroup/sbrun-busy
+        start_helper sleep 1000
+        echo "$HELPER_PID" >/sys/fs/cgroup/sbrun-busy/cgroup.procs
+        make_bundle
+        set_args true
+        edit_config '.linux.cgroupsPath = "/sbrun-busy"'
+
+        run detached sbrun run -b "$BUNDLE" "$ID"
+        echo "$HELPER_PID" >/sys/fs/cgroup/cgroup.procs
+        rmdir /sys/fs/cgroup/sbrun-busy
+        assert_fails_cleanly "$ID" "cgroup /sys/fs/cgroup/sbrun-busy already holds processes"
+}
