@@ -16,6 +16,7 @@
 #include "runtime/namespaces.h"
 #include "runtime/plan_build.h"
 #include "runtime/process_wait.h"
+#include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
 
 #include <errno.h>
@@ -42,10 +43,17 @@ struct exec_ctx {
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2]; /* the first child reports "P<pid>" or "E<message>" */
         char *exec_path;
+        struct oci_config *config; /* the container's, from its state dir */
+        struct seccomp_setup seccomp;
+        int seccomp_channel;
 };
 
 static void exec_ctx_release(struct exec_ctx *x)
 {
+        seccomp_setup_release(&x->seccomp);
+        oci_config_free(x->config);
+        if (x->seccomp_channel >= 0)
+                close(x->seccomp_channel);
         oci_state_free(x->state);
         oci_process_free(x->process);
         init_plan_release(&x->plan);
@@ -82,6 +90,9 @@ static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
         if (image < 0 || plan < 0 || dup2(image, image_target) < 0 || dup2(plan, plan_target) < 0)
                 child_die(x->report[1], "exec: arrange fds", errno);
         if (console >= 0 && dup2(console, launcher_fd_number(preserve_fds, LFD_CONSOLE)) < 0)
+                child_die(x->report[1], "exec: arrange fds", errno);
+        int channel = fcntl(x->seccomp_channel, F_DUPFD_CLOEXEC, floor);
+        if (channel < 0 || dup2(channel, launcher_fd_number(preserve_fds, LFD_SECCOMP)) < 0)
                 child_die(x->report[1], "exec: arrange fds", errno);
         for (int fd = 3; fd < 3 + preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);
@@ -152,6 +163,8 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
                 close(x->console_fd);
                 x->console_fd = -1;
         }
+        close(x->seccomp_channel);
+        x->seccomp_channel = -1;
         n = read(x->report[0], buf, sizeof(buf) - 1);
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
                 ;
@@ -178,7 +191,8 @@ static int check_process(const struct oci_process *p, const struct exec_options 
         return 0;
 }
 
-static int prepare(struct exec_ctx *x, const struct exec_options *opts, struct sb_error *err)
+static int prepare(struct exec_ctx *x, const struct exec_options *opts, const char *global_root,
+                   struct sb_error *err)
 {
         char path[64];
         _cleanup_free_ uint8_t *encoded = NULL;
@@ -203,6 +217,15 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts, struct s
         x->plan.fifo_fd = -1;
         x->plan.stderr_fd = -1;
         x->plan.preserve_fds = opts->preserve_fds;
+        /* The container's seccomp filter holds for every exec too. */
+        if (seccomp_setup_prepare(x->config, global_root, &x->seccomp, err) < 0)
+                return -1;
+        x->seccomp_channel = seccomp_setup_open_channel(&x->seccomp, err);
+        if (x->seccomp_channel < 0)
+                return -1;
+        if (seccomp_setup_to_plan(&x->seccomp, launcher_fd_number(opts->preserve_fds, LFD_SECCOMP),
+                                  &x->plan, err) < 0)
+                return -1;
         if (x->process->terminal) {
                 int rc = opts->console_socket
                                  ? (x->console_fd = console_socket_connect(opts->console_socket, err))
@@ -251,7 +274,9 @@ int container_exec(const struct global_options *global, const struct exec_option
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         struct exec_ctx x = { .process = process, .pidfd = -1, .root_fd = -1, .image_fd = -1,
                               .plan_fd = -1, .cgroup_fd = -1, .report = { -1, -1 },
-                              .console_fd = -1, .console_receiver = -1 };
+                              .console_fd = -1, .console_receiver = -1,
+                              .seccomp_channel = -1 };
+        seccomp_setup_init(&x.seccomp);
         sigset_t signals;
         int pid = 0, ret = 1;
 
@@ -267,7 +292,10 @@ int container_exec(const struct global_options *global, const struct exec_option
                 sb_fail(err, 0, "cannot exec in a stopped container");
                 goto out;
         }
-        if (prepare(&x, opts, err) < 0) {
+        x.config = state_dir_load_config(&sd, err);
+        if (x.config == NULL)
+                goto out;
+        if (prepare(&x, opts, global->root, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||
                     strstr(err->msg ? err->msg : "", "no such file or directory"))
                         ret = 127;
@@ -284,6 +312,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         }
         process_wait_block_signals(&signals);
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
+                goto out;
+        if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
                 goto out;
         state_dir_release(&sd);
         if (opts->pid_file && write_pid_file(opts->pid_file, pid, err) < 0)
