@@ -1,5 +1,6 @@
 #include "common/error.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,12 @@ char *sb_error_text(const struct sb_error *err)
         const char *msg = err->msg ? err->msg : "unknown error";
 
         if (err->errnum != 0) {
-                if (asprintf(&text, "%s: %s", msg, strerror(err->errnum)) < 0)
+                /* Engines match runc's lower-case errno texts ("no such file
+                 * or directory" → 127, "permission denied" → 126). */
+                char reason[128];
+                snprintf(reason, sizeof(reason), "%s", strerror(err->errnum));
+                reason[0] = (char)tolower((unsigned char)reason[0]);
+                if (asprintf(&text, "%s: %s", msg, reason) < 0)
                         text = NULL;
         } else {
                 text = strdup(msg);

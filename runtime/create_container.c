@@ -239,6 +239,9 @@ static int build_bwrap_args(struct create_ctx *c, int preserve_fds, struct sb_er
                 /* The user process is pid 1 of its namespace, as with runc. */
                 strv_add(a, "--unshare-pid");
                 strv_add(a, "--as-pid-1");
+        } else if (c->ns.join_fds[OCI_NS_PID] >= 0) {
+                strv_add(a, "--pidns");
+                strv_addf(a, "%d", launcher_fd_number(preserve_fds, LFD_PIDNS));
         }
         c->mounts.in_userns = c->ns.new_user || c->ns.join_fds[OCI_NS_USER] >= 0;
         if (mounts_translate(c->config, c->bundle, c->rootfs_fd, a, &c->init_mounts, &c->mounts,
@@ -350,6 +353,11 @@ static int open_channels(struct create_ctx *c, const struct create_request *req,
 {
         if (open_console_channel(c, req, err) < 0)
                 return -1;
+        int pidns = c->ns.join_fds[OCI_NS_PID];
+        c->fds[LFD_PIDNS] = pidns >= 0 ? fcntl(pidns, F_DUPFD_CLOEXEC, 3)
+                                       : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (c->fds[LFD_PIDNS] < 0)
+                return sb_fail(err, errno, "pid namespace fd");
         c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
         if (c->fds[LFD_SECCOMP] < 0)
                 return -1;

@@ -95,8 +95,15 @@ int container_delete(const struct global_options *global, const char *id, bool f
         struct oci_state *state;
         int ret = -1;
 
-        if (state_dir_open(global->root, id, &sd, err) < 0)
+        if (state_dir_open(global->root, id, &sd, err) < 0) {
+                /* runc: --force on a container that is not there is done. */
+                if (force && sd.dir_fd < 0 && err->errnum == 0 && err->msg &&
+                    strstr(err->msg, "does not exist") != NULL) {
+                        sb_error_clear(err);
+                        return 0;
+                }
                 return -1;
+        }
         state = state_dir_load(&sd, err);
         if (state == NULL) {
                 /* A record that cannot be read (a create that died half-way)

@@ -93,7 +93,9 @@ static void enter_namespaces(const struct launcher_config *lc, int ready_fd)
          * from inside a new user namespace the host-owned ones are out of
          * reach. New ones come after it, so that it owns them. */
         for (int t = 0; t < OCI_NS_COUNT; t++) {
-                if (t == OCI_NS_USER)
+                /* A pid namespace is joined by bwrap (--pidns): a proc
+                 * mounted after our setns would show the host's pids. */
+                if (t == OCI_NS_USER || t == OCI_NS_PID)
                         continue;
                 if (lc->ns_fds[t] >= 0 && setns(lc->ns_fds[t], ns_clone_flags[t]) < 0) {
                         snprintf(what, sizeof(what), "linux.namespaces: join %s namespace",

@@ -22,6 +22,7 @@ enum launcher_fd {
         LFD_ARGS,       /* bwrap --args: NUL-separated options */
         LFD_CONSOLE,    /* unix socket the pty master is sent on (or /dev/null) */
         LFD_SECCOMP,    /* seccomp notify hand-over socket (or /dev/null) */
+        LFD_PIDNS,      /* a pid namespace to join, for bwrap --pidns (or /dev/null) */
         LFD_COUNT
 };
 

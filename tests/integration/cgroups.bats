@@ -6,16 +6,8 @@
 
 load ../helpers
 
-# True when this host's cgroup2 mount offers cpu, memory and pids.
-host_has_v2_controllers() {
-        local mnt
-        mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-        [ -n "$mnt" ] || return 1
-        local c
-        for c in cpu memory pids; do
-                grep -qw "$c" "$mnt/cgroup.controllers" || return 1
-        done
-}
+# This file is about the policy itself: no suite-wide --policy.
+SB_DEFAULT_POLICY=0
 
 # write_policy JSON [MODE]: a policy file for --policy, owned by root.
 write_policy() {

@@ -37,17 +37,19 @@ load ../helpers
         [[ $output == *lots* ]]
 }
 
-@test "a bundle without config.json fails with 'no such file or directory'" {
+@test "a bundle without config.json fails with 'no such file or directory' naming it" {
         make_bundle
         rm "$BUNDLE/config.json"
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" 'no such file or directory'
+        [[ ${output,,} == *"no such file or directory"* ]]
+        assert_fails_cleanly "$ID" config.json
 }
 
 @test "a missing bundle directory fails with 'no such file or directory'" {
         run detached sbrun create -b "$TEST_DIR/no-bundle" "$ID"
-        assert_fails_cleanly "$ID" 'no such file or directory'
+        [[ ${output,,} == *"no such file or directory"* ]]
+        assert_fails_cleanly "$ID" no-bundle
 }
 
 @test "config.json without process is refused by create" {

@@ -200,7 +200,8 @@ wait_ns() {
         edit_config '.linux.namespaces |= map(if .type == "network" then .path = "/proc/self/ns/nope" else . end)'
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" 'no such file or directory'
+        [[ ${output,,} == *"no such file or directory"* ]]
+        assert_fails_cleanly "$ID" /proc/self/ns/nope
 }
 
 # --- user namespace, uid/gid mappings ---------------------------------------
@@ -232,6 +233,8 @@ wait_ns() {
 @test "the container's root is an unprivileged host uid in a user namespace" {
         make_bundle
         mkdir -m 0777 "$TEST_DIR/share"
+        # The mount point exists: the container's root may not create it.
+        mkdir -p "$BUNDLE/rootfs/mnt/share"
         set_cmd 'touch /mnt/share/made-inside'
         edit_config '.linux.namespaces += [{"type": "user"}] |
                 .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 1000}] |

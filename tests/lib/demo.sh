@@ -24,7 +24,28 @@ jq '.process.terminal = false |
         "$bundle/config.json" >"$bundle/config.json.new"
 mv "$bundle/config.json.new" "$bundle/config.json"
 
+# On a host without cgroup v2 controllers (a hybrid v1/v2 layout) sbrun
+# fails closed unless the operator's policy allows running without resource
+# limits. The demo says so and passes such a policy explicitly; it never
+# writes /etc/sbrun/policy.json.
+globals=()
+has_v2() {
+        local mnt c
+        mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+        [ -n "$mnt" ] || return 1
+        for c in cpu memory pids; do
+                grep -qw "$c" "$mnt/cgroup.controllers" 2>/dev/null || return 1
+        done
+}
+if [ ! -e /etc/sbrun/policy.json ] && ! has_v2 && "$sbrun" --help 2>&1 | grep -q -- --policy; then
+        policy=$bundle/demo-policy.json
+        printf '%s\n' '{"cgroups": {"enforce": false}}' >"$policy"
+        chmod 0644 "$policy"
+        echo "demo: this host has no cgroup v2 controllers: running without resource limits ($policy)" >&2
+        globals=(--policy "$policy")
+fi
+
 # A container of that name left by an interrupted demo would block this one.
-"$sbrun" delete --force "$id" >/dev/null 2>&1 || true
-echo "+ $sbrun run -b $bundle $id" >&2
-exec "$sbrun" run -b "$bundle" "$id" </dev/null
+"$sbrun" "${globals[@]}" delete --force "$id" >/dev/null 2>&1 || true
+echo "+ $sbrun ${globals[*]} run -b $bundle $id" >&2
+exec "$sbrun" "${globals[@]}" run -b "$bundle" "$id" </dev/null

@@ -202,6 +202,7 @@ cgdir() {
         detached sbrun run -d -b "$BUNDLE" "$ID"
         [ "$(cat "$(cgdir)/memory.high")" = 104857600 ]
         [ "$(cat "$(cgdir)/pids.max")" = 20 ]
+        sbrun delete --force "$ID"
 
         id2=$(new_id)
         edit_config '.linux.resources.unified = {"nosuch.max": "1"}'
