@@ -11,10 +11,12 @@
 #include <termios.h>
 #include <unistd.h>
 
+/* The caller's terminal size wins over process.consoleSize, as with runc,
+ * unless the caller's terminal has none (0x0). */
 static void copy_window_size(int master)
 {
         struct winsize ws;
-        if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+        if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
                 ioctl(master, TIOCSWINSZ, &ws);
 }
 
