@@ -288,8 +288,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (x.state == NULL)
                 goto out;
         const char *status = container_status(x.state);
-        if (strcmp(status, "stopped") == 0) {
-                sb_fail(err, 0, "cannot exec in a stopped container");
+        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0) {
+                sb_fail(err, 0, "cannot exec in a %s container", status);
                 goto out;
         }
         x.config = state_dir_load_config(&sd, err);

@@ -145,6 +145,11 @@ cgdir() {
         [ "$status" -eq 1 ]
         [[ $output == *"is paused"* ]]
 
+        # No exec into a frozen container.
+        run sbrun exec "$ID" true
+        [ "$status" -ne 0 ]
+        [[ $output == *"cannot exec in a paused container"* ]]
+
         run sbrun resume "$ID"
         [ "$status" -eq 0 ]
         [ "$(container_status "$ID")" = running ]
