@@ -20,6 +20,7 @@
 #include "runtime/launcher.h"
 #include "runtime/mount_translate.h"
 #include "runtime/namespaces.h"
+#include "runtime/pid_file.h"
 #include "runtime/plan_build.h"
 #include "runtime/rootfs_path.h"
 #include "runtime/seccomp_setup.h"
@@ -592,26 +593,6 @@ static char *now_rfc3339(void)
         return out;
 }
 
-static int write_pid_file(const char *path, int pid, struct sb_error *err)
-{
-        _cleanup_free_ char *tmp = NULL;
-        char value[32];
-        int n = snprintf(value, sizeof(value), "%d", pid);
-        _cleanup_close_ int fd = -1;
-
-        if (asprintf(&tmp, "%s.sbrun-tmp", path) < 0)
-                return sb_fail(err, ENOMEM, "--pid-file");
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return sb_fail(err, errno, "--pid-file: create %s", tmp);
-        if (sb_write_all(fd, value, (size_t)n) < 0 || rename(tmp, path) < 0) {
-                int saved = errno;
-                unlink(tmp);
-                return sb_fail(err, saved, "--pid-file: write %s", path);
-        }
-        return 0;
-}
-
 /* prestart (deprecated, still used) and createRuntime in the runtime's
  * namespaces, then createContainer in the container's: all once the
  * container exists, before create returns; a failure fails create. */
@@ -660,7 +641,7 @@ static int record_state(struct create_ctx *c, struct state_dir *sd, const struct
                 return -1;
         if (run_create_hooks(c, &state, err) < 0)
                 return -1;
-        if (req->pid_file && write_pid_file(req->pid_file, c->container_pid, err) < 0)
+        if (req->pid_file && pid_file_write(req->pid_file, c->container_pid, err) < 0)
                 return -1;
         return 0;
 }

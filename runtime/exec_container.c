@@ -14,6 +14,7 @@
 #include "runtime/init_image.h"
 #include "runtime/launcher.h"
 #include "runtime/namespaces.h"
+#include "runtime/pid_file.h"
 #include "runtime/plan_build.h"
 #include "runtime/process_wait.h"
 #include "runtime/seccomp_setup.h"
@@ -253,21 +254,6 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts, const ch
         return 0;
 }
 
-static int write_pid_file(const char *path, int pid, struct sb_error *err)
-{
-        char value[32];
-        int n = snprintf(value, sizeof(value), "%d", pid);
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -1;
-
-        if (asprintf(&tmp, "%s.sbrun-tmp", path) < 0)
-                return sb_fail(err, ENOMEM, "--pid-file");
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || sb_write_all(fd, value, (size_t)n) < 0 || rename(tmp, path) < 0)
-                return sb_fail(err, errno, "--pid-file: write %s", path);
-        return 0;
-}
-
 int container_exec(const struct global_options *global, const struct exec_options *opts,
                    struct oci_process *process, struct sb_error *err)
 {
@@ -316,7 +302,7 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
                 goto out;
         state_dir_release(&sd);
-        if (opts->pid_file && write_pid_file(opts->pid_file, pid, err) < 0)
+        if (opts->pid_file && pid_file_write(opts->pid_file, pid, err) < 0)
                 goto out;
         if (opts->detach) {
                 ret = 0;
