@@ -188,6 +188,22 @@ cgdir() {
         [[ $output == *"sleep 1001"* && $output == *"sleep 1002"* ]]
 }
 
+@test "exec joins the container's cgroup: ps lists the exec'd process" {
+        make_bundle
+        set_cmd 'sleep 1000'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        pid=$(container_pid "$ID")
+
+        run detached sbrun exec --detach --pid-file "$TEST_DIR/exec.pid" "$ID" sleep 999
+        [ "$status" -eq 0 ]
+        local epid
+        epid=$(cat "$TEST_DIR/exec.pid")
+        [ "$(cat "/proc/$epid/cgroup")" = "$(cat "/proc/$pid/cgroup")" ]
+        grep -qx "$epid" "$(cgdir)/cgroup.procs"
+        run sbrun ps --format json "$ID"
+        jq -e --argjson p "$epid" 'index($p) != null' <<<"$output"
+}
+
 @test "kill --all KILL ends every process of the cgroup with one write" {
         make_bundle
         set_cmd 'sleep 1001 & sleep 1002 & wait'
