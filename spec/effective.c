@@ -34,3 +34,25 @@ out:
         operator_policy_release(&policy);
         return ret;
 }
+
+int effective_process_apply(const struct oci_config *container, struct oci_process *process,
+                            const char *policy_path, struct sb_error *err)
+{
+        struct operator_policy policy;
+        struct floor_context ctx;
+        struct floor_report report = { .log = true };
+        /* A shallow copy: the floor sees the exec'd process, nothing else changes. */
+        struct oci_config view = *container;
+        int ret = -1;
+
+        view.process = process;
+        if (operator_policy_load(policy_path, &policy, err) < 0)
+                return -1;
+        if (floor_select(&policy, &view, NULL, &ctx, &report, err) == 0 &&
+            floor_caps(&view, &ctx, &report, err) == 0 &&
+            floor_process(&view, &ctx, &report, err) == 0)
+                ret = 0;
+        floor_report_release(&report);
+        operator_policy_release(&policy);
+        return ret;
+}

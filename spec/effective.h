@@ -9,6 +9,7 @@
 
 struct sb_error;
 struct oci_config;
+struct oci_process;
 
 struct effective_options {
         const char *policy_path; /* --policy FILE; NULL: /etc/sbrun/policy.json */
@@ -22,5 +23,11 @@ struct effective_options {
 int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
                          struct floor_report *report, const char **profile,
                          struct sb_error *err);
+
+/* The floor for a process `exec` adds to a running container: the same
+ * capability ceiling, noNewPrivileges and rlimits, under the profile the
+ * container was created with (its saved config's annotation). */
+int effective_process_apply(const struct oci_config *container, struct oci_process *process,
+                            const char *policy_path, struct sb_error *err);
 
 #endif

@@ -42,6 +42,19 @@ explain_json() {
                 "$TEST_DIR/floor.log"
 }
 
+@test "floor: exec --cap CAP_SYS_ADMIN is dropped too" {
+        make_bundle
+        set_args sleep 600
+        run detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+
+        run sbrun --log "$TEST_DIR/floor.log" exec --cap CAP_SYS_ADMIN "$ID" grep CapBnd /proc/self/status
+        [ "$status" -eq 0 ]
+        bnd=$(awk '{print $2}' <<<"$output")
+        [ $(( 0x$bnd & (1 << 21) )) -eq 0 ]
+        grep -q 'process.capabilities.bounding: CAP_SYS_ADMIN dropped' "$TEST_DIR/floor.log"
+}
+
 # --- namespaces -------------------------------------------------------------
 
 @test "floor: the host network namespace is refused and nothing is left behind" {
