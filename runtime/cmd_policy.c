@@ -44,8 +44,10 @@ static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts
                         break;
                 case 'f':
                         if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
-                                return sb_fail(err, 0, "policy %s: --format: \"%s\" is not text "
-                                                       "or json", sub, optarg);
+                                return sb_fail(err, 0,
+                                               "policy %s: --format: \"%s\" is not text "
+                                               "or json",
+                                               sub, optarg);
                         o->json = strcmp(optarg, "json") == 0;
                         break;
                 case ':':

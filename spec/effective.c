@@ -8,8 +8,7 @@
 #include <stdlib.h>
 
 int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
-                         struct floor_report *report, const char **profile,
-                         struct sb_error *err)
+                         struct floor_report *report, const char **profile, struct sb_error *err)
 {
         struct operator_policy policy;
         struct floor_context ctx;

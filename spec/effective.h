@@ -21,8 +21,7 @@ struct effective_options {
 /* Fills *report (released by the caller with floor_report_release) and,
  * when given, *profile with the name of the profile that applied. */
 int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
-                         struct floor_report *report, const char **profile,
-                         struct sb_error *err);
+                         struct floor_report *report, const char **profile, struct sb_error *err);
 
 /* The floor for a process `exec` adds to a running container: the same
  * capability ceiling, noNewPrivileges and rlimits, under the profile the

@@ -11,8 +11,7 @@
  * still binds: the lower of the two (0 is "none") applies. */
 #define LOWER(a, b) ((a) == 0 ? (b) : (b) == 0 ? (a) : (a) < (b) ? (a) : (b))
 
-static void merge_ceilings(struct floor_ceilings *c, const struct floor_ceilings *op,
-                           bool override)
+static void merge_ceilings(struct floor_ceilings *c, const struct floor_ceilings *op, bool override)
 {
 #define PICK(f) c->f = override ? (op->f ? op->f : c->f) : LOWER(c->f, op->f)
         PICK(pids);
@@ -21,8 +20,7 @@ static void merge_ceilings(struct floor_ceilings *c, const struct floor_ceilings
         PICK(nofile);
         PICK(tmp_size);
 #undef PICK
-        if (op->cpu_quota != 0 &&
-            (override || c->cpu_quota == 0 || op->cpu_quota < c->cpu_quota)) {
+        if (op->cpu_quota != 0 && (override || c->cpu_quota == 0 || op->cpu_quota < c->cpu_quota)) {
                 c->cpu_quota = op->cpu_quota;
                 c->cpu_period = op->cpu_period;
         }
@@ -45,12 +43,13 @@ int floor_select(const struct operator_policy *policy, const struct oci_config *
                                        field, asked);
                 /* A container can ask for more confinement, never for less. */
                 if (p->id < base->id)
-                        return sb_fail(err, 0, "%s: \"%s\" is looser than the operator's \"%s\" "
-                                               "profile: refused (rule: only a stricter profile "
-                                               "may be selected)", field, asked, base->name);
-                if (p->id > base->id &&
-                    floor_note(report, err, FLOOR_FORCED, field, asked, p->name,
-                               "a stricter profile may be selected") < 0)
+                        return sb_fail(err, 0,
+                                       "%s: \"%s\" is looser than the operator's \"%s\" "
+                                       "profile: refused (rule: only a stricter profile "
+                                       "may be selected)",
+                                       field, asked, base->name);
+                if (p->id > base->id && floor_note(report, err, FLOOR_FORCED, field, asked, p->name,
+                                                   "a stricter profile may be selected") < 0)
                         return -1;
                 chosen = p;
         }
@@ -69,8 +68,8 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
 {
         typedef int (*concern_fn)(struct oci_config *, const struct floor_context *,
                                   struct floor_report *, struct sb_error *);
-        static const concern_fn concerns[] = { floor_namespaces, floor_caps,    floor_process,
-                                               floor_paths,      floor_mounts,  floor_devices,
+        static const concern_fn concerns[] = { floor_namespaces, floor_caps,   floor_process,
+                                               floor_paths,      floor_mounts, floor_devices,
                                                floor_limits,     floor_filter };
 
         for (size_t i = 0; i < sizeof(concerns) / sizeof(concerns[0]); i++) {

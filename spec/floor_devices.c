@@ -15,9 +15,9 @@
 static const struct {
         int64_t major, minor;
 } standard_nodes[] = {
-        { 1, 3 }, /* null */    { 1, 5 }, /* zero */ { 1, 7 }, /* full */
-        { 1, 8 }, /* random */  { 1, 9 }, /* urandom */
-        { 5, 0 }, /* tty */     { 5, 2 }, /* ptmx */
+        { 1, 3 }, /* null */ { 1, 5 },   /* zero */ { 1, 7 }, /* full */
+        { 1, 8 }, /* random */ { 1, 9 },                      /* urandom */
+        { 5, 0 }, /* tty */ { 5, 2 },                         /* ptmx */
 };
 
 static bool allowed(const struct oci_device *d, const struct floor_context *ctx)

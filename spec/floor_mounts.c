@@ -19,11 +19,12 @@ static const char *const protected_dirs[] = { "/",    "/proc", "/sys",     "/dev
 
 /* Engine sockets give root on the host to whoever can talk to them. */
 static const char *const engine_sockets[] = {
-        "docker.sock", "containerd.sock", "podman.sock", "crio.sock", "dockershim.sock",
-        "cri-dockerd.sock", "buildkitd.sock", "containerd-shim.sock", NULL,
+        "docker.sock",    "containerd.sock",      "podman.sock",
+        "crio.sock",      "dockershim.sock",      "cri-dockerd.sock",
+        "buildkitd.sock", "containerd-shim.sock", NULL,
 };
 static const char *const engine_socket_dirs[] = { "/run/containerd", "/run/docker",
-                                                  "/run/podman", "/run/crio",
+                                                  "/run/podman",     "/run/crio",
                                                   "/var/lib/docker", NULL };
 
 static bool is_bind(const struct oci_mount *m)
@@ -172,8 +173,8 @@ static int strict_root(struct oci_config *config, const struct floor_context *ct
                 return floor_note(report, err, FLOOR_CLAMPED, field, "tmpfs /tmp", eff,
                                   "strict: size-capped /tmp");
         }
-        if (add_tmp(config, err) < 0 || set_size_option(&config->mounts[config->n_mounts - 1],
-                                                        size, err) < 0)
+        if (add_tmp(config, err) < 0 ||
+            set_size_option(&config->mounts[config->n_mounts - 1], size, err) < 0)
                 return -1;
         return floor_note(report, err, FLOOR_ADDED, "mounts./tmp", NULL, eff,
                           "strict: size-capped /tmp");

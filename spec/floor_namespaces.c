@@ -112,7 +112,8 @@ int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                 snprintf(field, sizeof(field), "linux.namespaces.%s",
                          oci_namespace_type_name(always_new[k]));
                 if (floor_note(report, err, FLOOR_ADDED, field, "host", "new",
-                               "standard: pid, mount, ipc, uts and cgroup namespaces always new") < 0)
+                               "standard: pid, mount, ipc, uts and cgroup namespaces always new") <
+                    0)
                         return -1;
         }
         return network(linux_, ctx, report, err);

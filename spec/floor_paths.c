@@ -11,14 +11,24 @@
 #include <string.h>
 
 static const char *const floor_masked[] = {
-        "/proc/acpi",        "/proc/asound",       "/proc/kcore",      "/proc/keys",
-        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
-        "/proc/scsi",        "/sys/firmware",      "/sys/devices/virtual/powercap", NULL,
+        "/proc/acpi",
+        "/proc/asound",
+        "/proc/kcore",
+        "/proc/keys",
+        "/proc/latency_stats",
+        "/proc/timer_list",
+        "/proc/timer_stats",
+        "/proc/sched_debug",
+        "/proc/scsi",
+        "/sys/firmware",
+        "/sys/devices/virtual/powercap",
+        NULL,
 };
 
 /* /proc/sysrq-trigger would let root crash or reboot the host; /proc/sys
  * holds the host's non-namespaced sysctls (bwrap leaves it writable). */
-static const char *const floor_readonly[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+static const char *const floor_readonly[] = { "/proc/bus",           "/proc/fs",
+                                              "/proc/irq",           "/proc/sys",
                                               "/proc/sysrq-trigger", NULL };
 
 static int union_paths(char ***list, size_t *n, bool *has, const char *const *want,

@@ -93,12 +93,12 @@ int floor_process(struct oci_config *config, const struct floor_context *ctx,
                 return 0;
         if (no_new_privileges(p, report, err) < 0)
                 return -1;
-        if (clamp_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 0, "standard: no core dumps", report,
-                         err) < 0)
+        if (clamp_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 0, "standard: no core dumps", report, err) <
+            0)
                 return -1;
         if (ctx->profile->force_ceilings && c->fsize != 0 &&
-            clamp_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", c->fsize, "strict: fsize ceiling",
-                         report, err) < 0)
+            clamp_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", c->fsize, "strict: fsize ceiling", report,
+                         err) < 0)
                 return -1;
         if (ctx->profile->force_ceilings && c->nofile != 0 &&
             clamp_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", c->nofile, "strict: nofile ceiling",

@@ -10,11 +10,16 @@
 const char *floor_action_name(enum floor_action action)
 {
         switch (action) {
-        case FLOOR_ADDED: return "added";
-        case FLOOR_DROPPED: return "dropped";
-        case FLOOR_CLAMPED: return "clamped";
-        case FLOOR_FORCED: return "forced";
-        case FLOOR_REFUSED: return "refused";
+        case FLOOR_ADDED:
+                return "added";
+        case FLOOR_DROPPED:
+                return "dropped";
+        case FLOOR_CLAMPED:
+                return "clamped";
+        case FLOOR_FORCED:
+                return "forced";
+        case FLOOR_REFUSED:
+                return "refused";
         }
         return "changed";
 }
@@ -37,16 +42,16 @@ static int record(struct floor_report *report, enum floor_action action, const c
         return c->field && c->requested && c->effective && c->rule ? 0 : -1;
 }
 
-int floor_note(struct floor_report *report, struct sb_error *err, enum floor_action action, const char *field,
-               const char *requested, const char *effective, const char *rule)
+int floor_note(struct floor_report *report, struct sb_error *err, enum floor_action action,
+               const char *field, const char *requested, const char *effective, const char *rule)
 {
         if (report->log) {
                 if (action == FLOOR_DROPPED)
                         sb_warn("%s: %s dropped (rule: %s)", field, requested, rule);
                 else
                         sb_warn("%s: requested %s, effective %s (rule: %s)", field,
-                                requested ? requested : "(none)",
-                                effective ? effective : "(none)", rule);
+                                requested ? requested : "(none)", effective ? effective : "(none)",
+                                rule);
         }
         if (record(report, action, field, requested, effective, rule) < 0)
                 return sb_fail(err, ENOMEM, "%s", field);

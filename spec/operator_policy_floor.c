@@ -40,8 +40,10 @@ static int parse_ceilings(yajl_val v, const char *path, struct floor_ceilings *c
                                 s = buf;
                         }
                         if (s == NULL || policy_parse_cpus(s, &c->cpu_quota, &c->cpu_period) < 0)
-                                return sb_fail(err, 0, "policy %s: floor.ceilings.cpu: expected a "
-                                                       "positive number of CPUs", path);
+                                return sb_fail(err, 0,
+                                               "policy %s: floor.ceilings.cpu: expected a "
+                                               "positive number of CPUs",
+                                               path);
                         continue;
                 }
                 if (get_size(value, path, key, &n, err) < 0)
@@ -74,8 +76,10 @@ static int parse_devices(yajl_val v, const char *path, struct operator_policy *p
         for (size_t i = 0; i < v->u.array.len; i++) {
                 const char *s = YAJL_GET_STRING(v->u.array.values[i]);
                 if (s == NULL || strncmp(s, "/dev/", 5) != 0)
-                        return sb_fail(err, 0, "policy %s: floor.devices[%zu]: expected a path "
-                                               "under /dev", path, i);
+                        return sb_fail(err, 0,
+                                       "policy %s: floor.devices[%zu]: expected a path "
+                                       "under /dev",
+                                       path, i);
                 policy->devices[i] = strdup(s);
                 if (policy->devices[i] == NULL)
                         return sb_fail(err, ENOMEM, "policy %s", path);
@@ -94,11 +98,15 @@ int operator_policy_parse_floor(yajl_val v, const char *path, struct operator_po
                 yajl_val value = v->u.object.values[i];
 
                 if (strcmp(key, "profile") == 0) {
-                        const struct floor_profile *p = YAJL_IS_STRING(value)
-                                ? policy_profile_by_name(YAJL_GET_STRING(value)) : NULL;
+                        const struct floor_profile *p =
+                                YAJL_IS_STRING(value) ?
+                                        policy_profile_by_name(YAJL_GET_STRING(value)) :
+                                        NULL;
                         if (p == NULL)
-                                return sb_fail(err, 0, "policy %s: floor.profile: expected "
-                                                       "\"standard\" or \"strict\"", path);
+                                return sb_fail(err, 0,
+                                               "policy %s: floor.profile: expected "
+                                               "\"standard\" or \"strict\"",
+                                               path);
                         policy->profile = p->id;
                 } else if (strcmp(key, "ceilings") == 0) {
                         if (parse_ceilings(value, path, &policy->ceilings, err) < 0)

@@ -12,8 +12,8 @@
  * nodes), AUDIT_WRITE and SETFCAP (file capabilities that survive into
  * another user namespace, CVE-2022-2590-style escalations). */
 #define STANDARD_CAPS                                                                       \
-        (BIT(CAP_CHOWN) | BIT(CAP_DAC_OVERRIDE) | BIT(CAP_FSETID) | BIT(CAP_FOWNER) |         \
-         BIT(CAP_SETGID) | BIT(CAP_SETUID) | BIT(CAP_SETPCAP) | BIT(CAP_NET_BIND_SERVICE) |   \
+        (BIT(CAP_CHOWN) | BIT(CAP_DAC_OVERRIDE) | BIT(CAP_FSETID) | BIT(CAP_FOWNER) |       \
+         BIT(CAP_SETGID) | BIT(CAP_SETUID) | BIT(CAP_SETPCAP) | BIT(CAP_NET_BIND_SERVICE) | \
          BIT(CAP_SYS_CHROOT) | BIT(CAP_KILL))
 
 #define MiB (1024LL * 1024)
@@ -74,11 +74,28 @@ int policy_parse_size(const char *text, int64_t *out)
         if (end == text || errno != 0 || text[0] == '-')
                 return -1;
         switch (*end) {
-        case 'K': case 'k': shift = 10; end++; break;
-        case 'M': case 'm': shift = 20; end++; break;
-        case 'G': case 'g': shift = 30; end++; break;
-        case 'T': case 't': shift = 40; end++; break;
-        default: break;
+        case 'K':
+        case 'k':
+                shift = 10;
+                end++;
+                break;
+        case 'M':
+        case 'm':
+                shift = 20;
+                end++;
+                break;
+        case 'G':
+        case 'g':
+                shift = 30;
+                end++;
+                break;
+        case 'T':
+        case 't':
+                shift = 40;
+                end++;
+                break;
+        default:
+                break;
         }
         if (*end != '\0' || n == 0 || n > ((unsigned long long)INT64_MAX >> shift))
                 return -1;

@@ -28,11 +28,11 @@ struct floor_ceilings {
 struct floor_profile {
         enum policy_profile id;
         const char *name;
-        bool force_ceilings;  /* apply ceilings even when the spec asks for none */
-        bool no_network;      /* a new empty network namespace, joining refused */
-        bool no_capabilities; /* every capability dropped */
-        bool readonly_root;   /* root.readonly and a size-capped /tmp */
-        uint64_t caps;        /* capability ceiling, a CAP_* bit mask */
+        bool force_ceilings;            /* apply ceilings even when the spec asks for none */
+        bool no_network;                /* a new empty network namespace, joining refused */
+        bool no_capabilities;           /* every capability dropped */
+        bool readonly_root;             /* root.readonly and a size-capped /tmp */
+        uint64_t caps;                  /* capability ceiling, a CAP_* bit mask */
         struct floor_ceilings ceilings; /* built-in defaults */
 };
 
