@@ -660,6 +660,22 @@ static int check_request(const struct create_request *req, const struct oci_conf
         return 0;
 }
 
+/* The floor is merged before anything exists: a refusal leaves nothing. */
+static int apply_floor(const struct global_options *global, struct create_ctx *c,
+                       struct sb_error *err)
+{
+        struct effective_options opts = {
+                .policy_path = global->policy_path,
+                .state_root = global->root,
+                .bundle = c->bundle,
+        };
+        struct floor_report report = { 0 };
+        int ret = effective_spec_apply(c->config, &opts, &report, NULL, err);
+
+        floor_report_release(&report);
+        return ret;
+}
+
 int container_create(const struct global_options *global, const struct create_request *req,
                      struct create_result *result, struct sb_error *err)
 {
@@ -672,7 +688,7 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
                 goto out;
-        if (effective_spec_apply(c.config, err) < 0)
+        if (apply_floor(global, &c, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0 || ns_check_identity(c.config, &c.ns, err) < 0)
                 goto out;

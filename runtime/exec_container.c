@@ -5,6 +5,7 @@
 #include "common/fs_util.h"
 #include "common/log.h"
 #include "oci/config.h"
+#include "spec/effective.h"
 #include "oci/state.h"
 #include "runtime/commands.h"
 #include "runtime/console.h"
@@ -280,6 +281,9 @@ int container_exec(const struct global_options *global, const struct exec_option
         }
         x.config = state_dir_load_config(&sd, err);
         if (x.config == NULL)
+                goto out;
+        /* exec --cap or a process.json must not reach above the floor. */
+        if (effective_process_apply(x.config, x.process, global->policy_path, err) < 0)
                 goto out;
         if (prepare(&x, opts, global->root, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||

@@ -1,13 +1,32 @@
 /* The effective spec: what the container really gets, decided from the
- * requested config.json. Changes are made in place on the parsed config and
- * each one is reported as a warning naming the field. The policy floor
- * (requested ∧ floor) grows here. */
+ * requested config.json and the operator's policy floor (spec/floor.h).
+ * Changes are made in place on the parsed config; `create` logs each one,
+ * `policy explain` prints them. */
 #ifndef SB_SPEC_EFFECTIVE_H
 #define SB_SPEC_EFFECTIVE_H
 
+#include "spec/floor.h"
+
 struct sb_error;
 struct oci_config;
+struct oci_process;
 
-int effective_spec_apply(struct oci_config *config, struct sb_error *err);
+struct effective_options {
+        const char *policy_path; /* --policy FILE; NULL: /etc/sbrun/policy.json */
+        const char *state_root;  /* global --root */
+        const char *bundle;      /* absolute bundle directory */
+        bool explain;            /* record refusals instead of failing */
+};
+
+/* Fills *report (released by the caller with floor_report_release) and,
+ * when given, *profile with the name of the profile that applied. */
+int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
+                         struct floor_report *report, const char **profile, struct sb_error *err);
+
+/* The floor for a process `exec` adds to a running container: the same
+ * capability ceiling, noNewPrivileges and rlimits, under the profile the
+ * container was created with (its saved config's annotation). */
+int effective_process_apply(const struct oci_config *container, struct oci_process *process,
+                            const char *policy_path, struct sb_error *err);
 
 #endif

@@ -3,9 +3,12 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "spec/operator_policy_floor.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +20,11 @@ void operator_policy_release(struct operator_policy *policy)
 {
         free(policy->source);
         policy->source = NULL;
+        for (size_t i = 0; i < policy->n_devices; i++)
+                free(policy->devices[i]);
+        free(policy->devices);
+        policy->devices = NULL;
+        policy->n_devices = 0;
 }
 
 static void tree_freep(yajl_val *v)
@@ -82,6 +90,12 @@ static int parse_policy(const char *text, const char *path, struct operator_poli
                                 return -1;
                         continue;
                 }
+                if (strcmp(key, "floor") == 0) {
+                        if (operator_policy_parse_floor(tree->u.object.values[i], path, policy,
+                                                        err) < 0)
+                                return -1;
+                        continue;
+                }
                 return sb_fail(err, 0, "policy %s: %s: unknown setting", path, key);
         }
         return 0;
@@ -96,6 +110,7 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
 
         memset(policy, 0, sizeof(*policy));
         policy->cgroups_enforce = true;
+        policy->profile = POLICY_STANDARD;
         if (fd < 0) {
                 if (errno == ENOENT && path == NULL)
                         return 0; /* no file: the built-in default */
@@ -107,8 +122,10 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
                 return sb_error_prefix(err, "policy %s", file);
         if (strlen(text) != len)
                 return sb_fail(err, 0, "policy %s: contains a NUL byte", file);
-        if (parse_policy(text, file, policy, err) < 0)
+        if (parse_policy(text, file, policy, err) < 0) {
+                operator_policy_release(policy);
                 return -1;
+        }
         policy->source = strdup(file);
         if (policy->source == NULL)
                 return sb_fail(err, ENOMEM, "policy %s", file);

@@ -12,11 +12,29 @@
  * "run.sbrun.resources": "unenforced" in their state. Where the
  * controllers exist, limits are enforced either way.
  *
- * The policy-floor work extends this file with its own keys. */
+ *   "floor": {
+ *     "profile": "standard",          default profile: "standard" or "strict"
+ *     "ceilings": {                   override the profile's built-in ceilings
+ *       "pids": 1024,                 linux.resources.pids.limit
+ *       "memory": "512M",             memory.limit (K/M/G/T suffixes or bytes)
+ *       "cpu": "1.0",                 CPUs: cpu.quota per 100 ms cpu.period
+ *       "fsize": "64M",               RLIMIT_FSIZE (bytes, suffixes allowed)
+ *       "nofile": 1024,               RLIMIT_NOFILE
+ *       "tmp": "64M"                  strict: size of the /tmp tmpfs
+ *     },
+ *     "devices": ["/dev/fuse"]        device nodes linux.devices may create
+ *   }                                 beyond the standard ones
+ *
+ * A ceiling given here replaces the profile's default for the default
+ * profile; when an annotation selects a stricter profile, the lower of the
+ * two applies. */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 
+#include "spec/policy_profiles.h"
+
 #include <stdbool.h>
+#include <stddef.h>
 
 struct sb_error;
 
@@ -25,6 +43,10 @@ struct sb_error;
 struct operator_policy {
         char *source;         /* the file read; NULL for the built-in default */
         bool cgroups_enforce; /* default true */
+        enum policy_profile profile; /* floor.profile, default standard */
+        struct floor_ceilings ceilings; /* floor.ceilings; 0: not set */
+        char **devices;       /* floor.devices, NULL-terminated or NULL */
+        size_t n_devices;
 };
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in

@@ -53,14 +53,13 @@ wait_ns() {
         [ "$output" = lo ]
 }
 
-@test "without a network namespace the container shares the host's network" {
+@test "without a network namespace (the host's network) create is refused by the floor" {
         make_bundle
         set_args readlink /proc/self/ns/net
         edit_config '.linux.namespaces |= map(select(.type != "network"))'
 
-        run sbrun run -b "$BUNDLE" "$ID"
-        [ "$status" -eq 0 ]
-        [ "$output" = "$(readlink /proc/self/ns/net)" ]
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "rule: standard: no host network namespace"
 }
 
 @test "an unknown namespace type is refused" {
@@ -96,12 +95,16 @@ wait_ns() {
         [ "$(cat /proc/sys/kernel/domainname)" = "$host_domain" ]
 }
 
-@test "a hostname without a uts namespace is refused" {
+@test "a hostname without a uts namespace gets the floor's new uts namespace, not the host's" {
+        host_name=$(hostname)
         make_bundle
+        set_args hostname
         edit_config '.hostname = "box1" | .linux.namespaces |= map(select(.type != "uts"))'
 
-        run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" hostname
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = box1 ]
+        [ "$(hostname)" = "$host_name" ]
 }
 
 @test "a hostname of the wrong type is refused" {
@@ -284,13 +287,13 @@ wait_ns() {
         [ "$(cat /proc/sys/kernel/panic)" = "$before" ]
 }
 
-@test "a net sysctl without a network namespace is refused" {
+@test "a net sysctl without a network namespace is refused (by the floor's host-network rule)" {
         before=$(cat /proc/sys/net/ipv4/ip_forward)
         make_bundle
         edit_config '.linux.sysctl = {"net.ipv4.ip_forward": "1"} |
                 .linux.namespaces |= map(select(.type != "network"))'
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" net.ipv4.ip_forward
+        assert_fails_cleanly "$ID" "rule: standard: no host network namespace"
         [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$before" ]
 }

@@ -1,0 +1,77 @@
+/* The policy floor: effective spec = requested ∧ floor. Applied in place on
+ * the parsed config before anything is created; every change is recorded in
+ * a floor_report (and logged as a warning naming the field, the requested
+ * and the effective value, and the rule); a request that cannot be made
+ * safe is refused as an error naming the field and the rule. */
+#ifndef SB_SPEC_FLOOR_H
+#define SB_SPEC_FLOOR_H
+
+#include "spec/policy_profiles.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct sb_error;
+struct oci_config;
+struct operator_policy;
+
+enum floor_action { FLOOR_ADDED, FLOOR_DROPPED, FLOOR_CLAMPED, FLOOR_FORCED, FLOOR_REFUSED };
+
+struct floor_change {
+        enum floor_action action;
+        char *field, *requested, *effective, *rule;
+};
+
+struct floor_report {
+        struct floor_change *changes;
+        size_t n;
+        bool log;     /* each change is also an sb_warn */
+        bool explain; /* refusals are recorded and the merge goes on */
+};
+
+struct floor_context {
+        const struct floor_profile *profile;
+        struct floor_ceilings ceilings; /* the profile's, adjusted by the operator */
+        const char *policy_source;      /* NULL: built-in default */
+        char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
+        const char *state_root;         /* global --root, never bind-mountable */
+        const char *bundle;             /* relative bind sources are under it */
+};
+
+/* The profile: the operator's default, or a stricter one asked for by the
+ * annotation run.sbrun.policy (a looser one is refused). */
+int floor_select(const struct operator_policy *policy, const struct oci_config *config,
+                 const char *state_root, struct floor_context *ctx, struct floor_report *report,
+                 struct sb_error *err);
+int floor_apply(struct oci_config *config, const struct floor_context *ctx,
+                struct floor_report *report, struct sb_error *err);
+
+/* Recording. A rule's name reads "standard caps ceiling". */
+int floor_note(struct floor_report *report, struct sb_error *err, enum floor_action action,
+               const char *field, const char *requested, const char *effective, const char *rule);
+/* In explain mode: recorded, returns 0. Otherwise: fails *err, returns -1. */
+int floor_refuse(struct floor_report *report, struct sb_error *err, const char *field,
+                 const char *value, const char *rule);
+const char *floor_action_name(enum floor_action action);
+void floor_report_release(struct floor_report *report);
+
+/* The concerns, one file each; each takes the same arguments. */
+int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
+                     struct floor_report *report, struct sb_error *err);
+int floor_caps(struct oci_config *config, const struct floor_context *ctx,
+               struct floor_report *report, struct sb_error *err);
+int floor_process(struct oci_config *config, const struct floor_context *ctx,
+                  struct floor_report *report, struct sb_error *err);
+int floor_paths(struct oci_config *config, const struct floor_context *ctx,
+                struct floor_report *report, struct sb_error *err);
+int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
+                 struct floor_report *report, struct sb_error *err);
+int floor_devices(struct oci_config *config, const struct floor_context *ctx,
+                  struct floor_report *report, struct sb_error *err);
+int floor_filter(struct oci_config *config, const struct floor_context *ctx,
+                 struct floor_report *report, struct sb_error *err);
+int floor_limits(struct oci_config *config, const struct floor_context *ctx,
+                 struct floor_report *report, struct sb_error *err);
+
+#endif

@@ -1,0 +1,191 @@
+/* Mounts: host binds that would hand the container the host (/, /proc,
+ * /sys, /dev, /boot, /etc, /run, sbrun's own state root, or an ancestor of
+ * any of them) or a container engine's socket are refused. Strict: a
+ * read-only root and a size-capped /tmp tmpfs. */
+#include "spec/floor.h"
+
+#include "common/error.h"
+#include "oci/config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const protected_dirs[] = { "/",    "/proc", "/sys",     "/dev", "/boot",
+                                              "/etc", "/run",  "/var/run", NULL };
+
+/* Engine sockets give root on the host to whoever can talk to them. */
+static const char *const engine_sockets[] = {
+        "docker.sock",    "containerd.sock",      "podman.sock",
+        "crio.sock",      "dockershim.sock",      "cri-dockerd.sock",
+        "buildkitd.sock", "containerd-shim.sock", NULL,
+};
+static const char *const engine_socket_dirs[] = { "/run/containerd", "/run/docker",
+                                                  "/run/podman",     "/run/crio",
+                                                  "/var/lib/docker", NULL };
+
+static bool is_bind(const struct oci_mount *m)
+{
+        if (m->type != NULL && strcmp(m->type, "bind") == 0)
+                return true;
+        for (size_t i = 0; i < m->n_options; i++) {
+                if (strcmp(m->options[i], "bind") == 0 || strcmp(m->options[i], "rbind") == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* `source` is `dir` or one of its ancestors (both canonical). */
+static bool covers(const char *source, const char *dir)
+{
+        char real[PATH_MAX];
+        size_t n = strlen(source);
+
+        if (realpath(dir, real) != NULL)
+                dir = real;
+        if (strcmp(source, "/") == 0)
+                return true;
+        return strncmp(dir, source, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+static const char *refusal(const char *source, const struct floor_context *ctx)
+{
+        const char *base = strrchr(source, '/');
+
+        for (const char *const *d = protected_dirs; *d != NULL; d++) {
+                if (covers(source, *d))
+                        return "standard: no bind of a host system directory or its ancestor";
+        }
+        if (ctx->state_root != NULL && covers(source, ctx->state_root))
+                return "standard: no bind of sbrun's state root or its ancestor";
+        for (const char *const *s = engine_sockets; base != NULL && *s != NULL; s++) {
+                if (strcmp(base + 1, *s) == 0)
+                        return "standard: no container engine socket";
+        }
+        for (const char *const *d = engine_socket_dirs; *d != NULL; d++) {
+                if (covers(source, *d))
+                        return "standard: no container engine socket";
+        }
+        return NULL;
+}
+
+static int check_binds(struct oci_config *config, const struct floor_context *ctx,
+                       struct floor_report *report, struct sb_error *err)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const struct oci_mount *m = &config->mounts[i];
+                char real[PATH_MAX], field[64];
+                const char *source = m->source;
+                const char *rule;
+
+                if (source == NULL || !is_bind(m))
+                        continue;
+                /* Resolved first: a symlink or "/etc/.." names the same place. */
+                if (source[0] != '/' && ctx->bundle != NULL) {
+                        snprintf(real, sizeof(real), "%s/%s", ctx->bundle, source);
+                        source = real;
+                }
+                if (realpath(source, real) != NULL)
+                        source = real;
+                rule = refusal(source, ctx);
+                snprintf(field, sizeof(field), "mounts[%zu].source", i);
+                if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *err)
+{
+        char opt[64];
+        snprintf(opt, sizeof(opt), "size=%" PRIu64, size);
+        for (size_t i = 0; i < m->n_options; i++) {
+                if (strncmp(m->options[i], "size=", 5) == 0) {
+                        free(m->options[i]);
+                        m->options[i] = strdup(opt);
+                        return m->options[i] ? 0 : sb_fail(err, ENOMEM, "mounts");
+                }
+        }
+        char **grown = realloc(m->options, (m->n_options + 2) * sizeof(char *));
+        if (grown == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        m->options = grown;
+        grown[m->n_options] = strdup(opt);
+        if (grown[m->n_options] == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        grown[++m->n_options] = NULL;
+        return 0;
+}
+
+static int add_tmp(struct oci_config *config, struct sb_error *err)
+{
+        static const char *const opts[] = { "nosuid", "nodev", "mode=1777", NULL };
+        struct oci_mount *grown = realloc(config->mounts, (config->n_mounts + 1) * sizeof(*grown));
+
+        if (grown == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        config->mounts = grown;
+        struct oci_mount *m = &grown[config->n_mounts++];
+        memset(m, 0, sizeof(*m));
+        m->destination = strdup("/tmp");
+        m->type = strdup("tmpfs");
+        m->source = strdup("tmpfs");
+        m->options = calloc(5, sizeof(char *));
+        if (!m->destination || !m->type || !m->source || !m->options)
+                return sb_fail(err, ENOMEM, "mounts");
+        for (; opts[m->n_options] != NULL; m->n_options++) {
+                m->options[m->n_options] = strdup(opts[m->n_options]);
+                if (m->options[m->n_options] == NULL)
+                        return sb_fail(err, ENOMEM, "mounts");
+        }
+        return 0;
+}
+
+static int strict_root(struct oci_config *config, const struct floor_context *ctx,
+                       struct floor_report *report, struct sb_error *err)
+{
+        uint64_t size = ctx->ceilings.tmp_size;
+        char eff[64];
+
+        if (!config->root.readonly) {
+                config->root.readonly = true;
+                if (floor_note(report, err, FLOOR_FORCED, "root.readonly", "false", "true",
+                               "strict: read-only root") < 0)
+                        return -1;
+        }
+        if (size == 0)
+                return 0;
+        snprintf(eff, sizeof(eff), "tmpfs size=%" PRIu64, size);
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                struct oci_mount *m = &config->mounts[i];
+                char field[64];
+                if (strcmp(m->destination, "/tmp") != 0 && strcmp(m->destination, "/tmp/") != 0)
+                        continue;
+                snprintf(field, sizeof(field), "mounts[%zu]", i);
+                if (m->type == NULL || strcmp(m->type, "tmpfs") != 0)
+                        return floor_refuse(report, err, field, "a /tmp that is not a tmpfs",
+                                            "strict: size-capped /tmp");
+                if (set_size_option(m, size, err) < 0)
+                        return -1;
+                return floor_note(report, err, FLOOR_CLAMPED, field, "tmpfs /tmp", eff,
+                                  "strict: size-capped /tmp");
+        }
+        if (add_tmp(config, err) < 0 ||
+            set_size_option(&config->mounts[config->n_mounts - 1], size, err) < 0)
+                return -1;
+        return floor_note(report, err, FLOOR_ADDED, "mounts./tmp", NULL, eff,
+                          "strict: size-capped /tmp");
+}
+
+int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
+                 struct floor_report *report, struct sb_error *err)
+{
+        if (check_binds(config, ctx, report, err) < 0)
+                return -1;
+        if (ctx->profile->readonly_root)
+                return strict_root(config, ctx, report, err);
+        return 0;
+}

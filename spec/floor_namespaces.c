@@ -1,0 +1,120 @@
+/* Namespaces: pid, mount, ipc, uts and cgroup always new; never the host's
+ * own namespace by path; a network namespace of the container's own
+ * (strict: a new, empty one). */
+#include "spec/floor.h"
+
+#include "common/error.h"
+#include "oci/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const enum oci_namespace_type always_new[] = { OCI_NS_PID, OCI_NS_MOUNT, OCI_NS_IPC,
+                                                      OCI_NS_UTS, OCI_NS_CGROUP };
+
+static int add_namespace(struct oci_linux *linux_, enum oci_namespace_type type,
+                         struct sb_error *err)
+{
+        struct oci_namespace *grown =
+                realloc(linux_->namespaces, (linux_->n_namespaces + 1) * sizeof(*grown));
+        if (grown == NULL)
+                return sb_fail(err, ENOMEM, "linux.namespaces");
+        linux_->namespaces = grown;
+        grown[linux_->n_namespaces].type = type;
+        grown[linux_->n_namespaces].path = NULL;
+        linux_->n_namespaces++;
+        return 0;
+}
+
+static struct oci_namespace *find(struct oci_linux *linux_, enum oci_namespace_type type,
+                                  size_t *index)
+{
+        for (size_t i = 0; i < linux_->n_namespaces; i++) {
+                if (linux_->namespaces[i].type == type) {
+                        *index = i;
+                        return &linux_->namespaces[i];
+                }
+        }
+        return NULL;
+}
+
+/* Joining pid 1's namespace, or the runtime's own (the host's, where pid
+ * 1's is out of reach as in a nested sandbox), would be no namespace at
+ * all. A path that cannot be read is left to runtime/namespaces.c. */
+static bool same_file(const struct stat *a, const char *path)
+{
+        struct stat b;
+        return stat(path, &b) == 0 && a->st_ino == b.st_ino && a->st_dev == b.st_dev;
+}
+
+static bool is_host_namespace(const struct oci_namespace *ns)
+{
+        char host[64], self[64];
+        struct stat a;
+
+        if (stat(ns->path, &a) < 0)
+                return false;
+        snprintf(host, sizeof(host), "/proc/1/ns/%s", oci_namespace_proc_name(ns->type));
+        snprintf(self, sizeof(self), "/proc/self/ns/%s", oci_namespace_proc_name(ns->type));
+        return same_file(&a, host) || same_file(&a, self);
+}
+
+static int network(struct oci_linux *linux_, const struct floor_context *ctx,
+                   struct floor_report *report, struct sb_error *err)
+{
+        size_t i = 0;
+        struct oci_namespace *ns = find(linux_, OCI_NS_NETWORK, &i);
+        char field[64];
+
+        if (ns == NULL && ctx->profile->no_network) {
+                if (add_namespace(linux_, OCI_NS_NETWORK, err) < 0)
+                        return -1;
+                return floor_note(report, err, FLOOR_ADDED, "linux.namespaces.network",
+                                  "host network", "new empty network namespace",
+                                  "strict: no network");
+        }
+        /* No entry is podman's --network host: the host's interfaces, its
+         * abstract unix sockets and its netlink would all be reachable. */
+        if (ns == NULL)
+                return floor_refuse(report, err, "linux.namespaces", "the host network namespace",
+                                    "standard: no host network namespace");
+        snprintf(field, sizeof(field), "linux.namespaces[%zu].path", i);
+        if (ns->path != NULL && ctx->profile->no_network)
+                return floor_refuse(report, err, field, ns->path,
+                                    "strict: no network, joining a network namespace");
+        return 0;
+}
+
+int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
+                     struct floor_report *report, struct sb_error *err)
+{
+        struct oci_linux *linux_ = config->linux_;
+
+        for (size_t i = 0; i < linux_->n_namespaces; i++) {
+                const struct oci_namespace *ns = &linux_->namespaces[i];
+                char field[64];
+                snprintf(field, sizeof(field), "linux.namespaces[%zu].path", i);
+                if (ns->path != NULL && is_host_namespace(ns) &&
+                    floor_refuse(report, err, field, ns->path,
+                                 "standard: never the host's own namespace") < 0)
+                        return -1;
+        }
+        for (size_t k = 0; k < sizeof(always_new) / sizeof(always_new[0]); k++) {
+                size_t i = 0;
+                char field[64];
+                if (find(linux_, always_new[k], &i) != NULL)
+                        continue;
+                if (add_namespace(linux_, always_new[k], err) < 0)
+                        return -1;
+                snprintf(field, sizeof(field), "linux.namespaces.%s",
+                         oci_namespace_type_name(always_new[k]));
+                if (floor_note(report, err, FLOOR_ADDED, field, "host", "new",
+                               "standard: pid, mount, ipc, uts and cgroup namespaces always new") <
+                    0)
+                        return -1;
+        }
+        return network(linux_, ctx, report, err);
+}

@@ -1,0 +1,48 @@
+/* The floor's profiles as data: what each one forces, and the ceilings it
+ * clamps resource requests to. The operator policy file picks the default
+ * profile and may adjust the ceilings (spec/operator_policy.h); the
+ * annotation run.sbrun.policy may only pick a stricter profile. */
+#ifndef SB_SPEC_POLICY_PROFILES_H
+#define SB_SPEC_POLICY_PROFILES_H
+
+#include "spec/policy_profile.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sb_error;
+
+#define POLICY_ANNOTATION "run.sbrun.policy"
+
+/* 0 means "no ceiling" for every field. */
+struct floor_ceilings {
+        int64_t pids;        /* linux.resources.pids.limit */
+        int64_t memory;      /* linux.resources.memory.limit, bytes */
+        int64_t cpu_quota;   /* linux.resources.cpu.quota, µs per cpu_period */
+        uint64_t cpu_period; /* µs */
+        uint64_t fsize;      /* RLIMIT_FSIZE, bytes */
+        uint64_t nofile;     /* RLIMIT_NOFILE */
+        uint64_t tmp_size;   /* strict: size of the /tmp tmpfs, bytes */
+};
+
+struct floor_profile {
+        enum policy_profile id;
+        const char *name;
+        bool force_ceilings;            /* apply ceilings even when the spec asks for none */
+        bool no_network;                /* a new empty network namespace, joining refused */
+        bool no_capabilities;           /* every capability dropped */
+        bool readonly_root;             /* root.readonly and a size-capped /tmp */
+        uint64_t caps;                  /* capability ceiling, a CAP_* bit mask */
+        struct floor_ceilings ceilings; /* built-in defaults */
+};
+
+const struct floor_profile *policy_profile_get(enum policy_profile id);
+/* "standard"/"strict" to the profile; NULL if unknown. */
+const struct floor_profile *policy_profile_by_name(const char *name);
+
+/* "512M", "1G", "1048576" → bytes. -1 on a malformed size. */
+int policy_parse_size(const char *text, int64_t *out);
+/* "1.5" CPUs → quota per 100000 µs period. -1 if malformed. */
+int policy_parse_cpus(const char *text, int64_t *quota, uint64_t *period);
+
+#endif

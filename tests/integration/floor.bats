@@ -1,0 +1,309 @@
+#!/usr/bin/env bats
+# The policy floor: effective spec = requested ∧ floor. What a config asks
+# for beyond the floor is dropped or clamped with a warning, or refused
+# with an error naming the field and the rule, leaving nothing behind.
+
+load ../helpers
+
+# policy_file JSON: an operator policy for this test (root-owned, 0644);
+# keeps the suite's cgroup opt-out when it has one. Prints the path.
+policy_file() {
+        local f=$TEST_DIR/floor-policy.json
+        if [ -n "$SB_POLICY" ]; then
+                jq -s '.[0] * .[1]' "$SB_POLICY" - <<<"$1" >"$f"
+        else
+                printf '%s\n' "$1" >"$f"
+        fi
+        chmod 0644 "$f"
+        echo "$f"
+}
+
+# explain_json [GLOBAL-OPTIONS...]: `policy explain --format json` of $BUNDLE.
+explain_json() {
+        sbrun "$@" policy explain --bundle "$BUNDLE" --format json
+}
+
+# --- capabilities -----------------------------------------------------------
+
+@test "floor: CAP_SYS_ADMIN is dropped from every set, visible in CapBnd inside" {
+        make_bundle
+        set_cmd 'grep CapBnd /proc/self/status'
+        edit_config '.process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN", "CAP_NET_RAW"])'
+
+        run sbrun --log "$TEST_DIR/floor.log" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        bnd=$(awk '{print $2}' <<<"$output")
+        # CAP_SYS_ADMIN is bit 21, CAP_NET_RAW bit 13: both cleared.
+        [ $(( 0x$bnd & (1 << 21) )) -eq 0 ]
+        [ $(( 0x$bnd & (1 << 13) )) -eq 0 ]
+        # KILL (5) and NET_BIND_SERVICE (10), inside the ceiling, are kept.
+        [ $(( 0x$bnd & (1 << 5) )) -ne 0 ]
+        grep -q 'process.capabilities.bounding: CAP_SYS_ADMIN dropped (rule: standard caps ceiling)' \
+                "$TEST_DIR/floor.log"
+}
+
+@test "floor: exec --cap CAP_SYS_ADMIN is dropped too" {
+        make_bundle
+        set_args sleep 600
+        run detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+
+        run sbrun --log "$TEST_DIR/floor.log" exec --cap CAP_SYS_ADMIN "$ID" grep CapBnd /proc/self/status
+        [ "$status" -eq 0 ]
+        bnd=$(awk '{print $2}' <<<"$output")
+        [ $(( 0x$bnd & (1 << 21) )) -eq 0 ]
+        grep -q 'process.capabilities.bounding: CAP_SYS_ADMIN dropped' "$TEST_DIR/floor.log"
+}
+
+# --- namespaces -------------------------------------------------------------
+
+@test "floor: the host network namespace is refused and nothing is left behind" {
+        make_bundle
+        edit_config '.linux.namespaces |= map(select(.type != "network"))'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "rule: standard: no host network namespace"
+        [[ $output == *"linux.namespaces"* ]]
+        [ ! -e "$ROOT/$ID" ]
+}
+
+@test "floor: joining the host's own namespace by path is refused" {
+        make_bundle
+        # The test's own shell is in the host's namespaces.
+        edit_config '.linux.namespaces |= map(if .type == "ipc" then .path = $p else . end)' \
+                --arg p "/proc/$$/ns/ipc"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "never the host's own namespace"
+        [[ $output == *"linux.namespaces["*"].path"* ]]
+}
+
+@test "floor: missing pid, ipc, uts, mount and cgroup namespaces are added" {
+        make_bundle
+        set_cmd 'for t in pid ipc uts cgroup; do readlink /proc/self/ns/$t; done'
+        edit_config '.linux.namespaces |= map(select(.type == "network"))'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        for t in pid ipc uts cgroup; do
+                [[ $output != *"$(readlink /proc/self/ns/$t)"* ]]
+        done
+}
+
+# --- mounts -----------------------------------------------------------------
+
+@test "floor: binds of /, /etc, the state root and an ancestor of it are refused" {
+        make_bundle
+        for src in / /etc /etc/../etc "$ROOT" "$TEST_DIR" /var/run; do
+                edit_config '.mounts += [{"destination": "/host", "type": "bind", "source": $s,
+                                         "options": ["rbind", "ro"]}]' --arg s "$src"
+                run detached sbrun create -b "$BUNDLE" "$ID"
+                assert_fails_cleanly "$ID" "rule: standard: no bind of"
+                [[ $output == *"mounts["*"].source"* ]]
+                edit_config 'del(.mounts[-1])'
+        done
+}
+
+@test "floor: a bind of a container engine socket is refused" {
+        make_bundle
+        touch "$TEST_DIR/docker.sock"
+        edit_config '.mounts += [{"destination": "/var/run/docker.sock", "type": "bind",
+                                 "source": $s, "options": ["bind"]}]' --arg s "$TEST_DIR/docker.sock"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "rule: standard: no container engine socket"
+}
+
+@test "floor: a bind below /etc (a file the engine prepared) is still allowed" {
+        make_bundle
+        set_cmd 'cat /etc/hosts-copy >/dev/null && echo fine'
+        edit_config '.mounts += [{"destination": "/etc/hosts-copy", "type": "bind",
+                                 "source": "/etc/hosts", "options": ["bind", "ro"]}]'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = fine ]
+}
+
+# --- devices and sysctls ----------------------------------------------------
+
+@test "floor: a device node outside the standard set is refused" {
+        make_bundle
+        # 8:0 is the first SCSI disk: raw access to the host's storage.
+        edit_config '.linux.devices = [{"path": "/dev/sda", "type": "b", "major": 8, "minor": 0}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "rule: standard: only standard or operator-allowed devices"
+        [[ $output == *"linux.devices[0]"* ]]
+}
+
+@test "floor: the operator may allow-list a device path" {
+        make_bundle
+        set_cmd 'test -c /dev/extra-zero && echo there'
+        edit_config '.linux.devices = [{"path": "/dev/extra-zero", "type": "c", "major": 1, "minor": 5}]'
+        pol=$(policy_file '{"floor": {"devices": ["/dev/extra-zero"]}}')
+        run sbrun --policy "$pol" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = there ]
+}
+
+@test "floor: an unnamespaced sysctl is refused" {
+        make_bundle
+        before=$(cat /proc/sys/kernel/panic)
+        edit_config '.linux.sysctl = {"kernel.panic": "17"}'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "not a namespaced sysctl"
+        [ "$(cat /proc/sys/kernel/panic)" = "$before" ]
+}
+
+# --- limits -----------------------------------------------------------------
+
+@test "floor: higher pids and memory requests are clamped to the operator's ceilings" {
+        make_bundle
+        edit_config '.linux.resources.pids.limit = 100000 | .linux.resources.memory.limit = 1099511627776'
+        pol=$(policy_file '{"floor": {"ceilings": {"pids": 1024, "memory": "512M"}}}')
+
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        pids=$(jq -c '.changes[] | select(.field == "linux.resources.pids.limit")' <<<"$output")
+        [ "$(jq -r .effective <<<"$pids")" = 1024 ]
+        [ "$(jq -r .requested <<<"$pids")" = 100000 ]
+        [ "$(jq -r .action <<<"$pids")" = clamped ]
+        mem=$(jq -c '.changes[] | select(.field == "linux.resources.memory.limit")' <<<"$output")
+        [ "$(jq -r .effective <<<"$mem")" = $((512 * 1024 * 1024)) ]
+}
+
+@test "floor: no pids limit gets the ceiling; RLIMIT_CORE is 0 inside" {
+        make_bundle
+        set_cmd 'ulimit -c'
+        edit_config 'del(.linux.resources.pids)'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = 0 ]
+        run explain_json
+        [ "$(jq -r '.changes[] | select(.field == "linux.resources.pids.limit") | .action' <<<"$output")" = added ]
+}
+
+# --- explain and show ---------------------------------------------------------
+
+@test "policy explain lists each change with its rule and creates nothing" {
+        make_bundle
+        edit_config '.process.capabilities.bounding += ["CAP_SYS_ADMIN"] | del(.linux.seccomp) |
+                .linux.namespaces |= map(select(.type != "network")) |
+                .linux.resources.memory.limit = 1099511627776'
+
+        run sbrun policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ]
+        j=$output
+        [ "$(jq -r .profile <<<"$j")" = standard ]
+        [ "$(jq -r .allowed <<<"$j")" = false ]
+        sel() { jq -r ".changes[] | select(.field == \"$1\") | \"\(.action) \(.requested) \(.rule)\"" <<<"$j"; }
+        [[ $(sel process.capabilities.bounding) == *"dropped CAP_SYS_ADMIN standard caps ceiling"* ]]
+        [[ $(sel linux.seccomp) == "added (none) standard: floor seccomp filter"* ]]
+        [[ $(sel linux.namespaces) == "refused the host network namespace standard: no host network namespace" ]]
+        [[ $(sel linux.resources.memory.limit) == "clamped 1099511627776 "* ]]
+        # Every change names a rule.
+        [ "$(jq '[.changes[] | select(.rule == "")] | length' <<<"$j")" -eq 0 ]
+        # Nothing was created.
+        [ -z "$(ls -A "$ROOT")" ]
+
+        run sbrun policy explain --bundle "$BUNDLE"
+        [ "$status" -eq 0 ]
+        [[ $output == *"dropped  process.capabilities.bounding: requested CAP_SYS_ADMIN"* ]]
+        [[ $output == *"refused  linux.namespaces"* ]]
+}
+
+@test "policy show prints the profile, the ceilings and the operator file" {
+        pol=$(policy_file '{"floor": {"profile": "strict", "ceilings": {"pids": 64}}}')
+        run sbrun --policy "$pol" policy show
+        [ "$status" -eq 0 ]
+        [[ $output == *"profile: strict"* ]]
+        [[ $output == *"policy: $pol"* ]]
+        [[ $output == *"pids: 64"* ]]
+}
+
+@test "policy: a bad floor setting in the operator file is an error naming it" {
+        pol=$(policy_file '{"floor": {"profile": "lax"}}')
+        run sbrun --policy "$pol" policy show
+        [ "$status" -eq 1 ]
+        [[ $output == *"floor.profile"* ]]
+}
+
+# --- profiles -----------------------------------------------------------------
+
+@test "floor: the annotation may select strict; strict drops every capability, no network, read-only root" {
+        make_bundle
+        set_cmd 'grep CapBnd /proc/self/status; ls /sys/class/net; touch /x 2>/dev/null || echo ro; ulimit -n; df -k /tmp | tail -1'
+        edit_config '.annotations["run.sbrun.policy"] = "strict"'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [[ ${lines[0]} == *"0000000000000000" ]]
+        [ "${lines[1]}" = lo ]
+        [ "${lines[2]}" = ro ]
+        [ "${lines[3]}" = 1024 ]
+        [ "$(awk '{print $2}' <<<"${lines[4]}")" -eq 65536 ]
+
+        run explain_json
+        [ "$(jq -r .profile <<<"$output")" = strict ]
+        [ "$(jq -r '.changes[] | select(.field == "linux.resources.memory.swap") | .effective' <<<"$output")" = $((512 * 1024 * 1024)) ]
+}
+
+@test "floor: an annotation may not select a looser profile than the operator's" {
+        make_bundle
+        edit_config '.annotations["run.sbrun.policy"] = "standard"'
+        pol=$(policy_file '{"floor": {"profile": "strict"}}')
+
+        run detached sbrun --policy "$pol" create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "only a stricter profile may be selected"
+}
+
+@test "floor: strict refuses joining a network namespace" {
+        make_bundle
+        start_helper unshare --net sleep 600
+        sleep 0.3
+        edit_config '.annotations["run.sbrun.policy"] = "strict" |
+                .linux.namespaces |= map(if .type == "network" then .path = $p else . end)' \
+                --arg p "/proc/$HELPER_PID/ns/net"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "strict: no network"
+}
+
+# --- engines' configs -----------------------------------------------------------
+
+# engine_bundle FILE: $BUNDLE from an engine's config.json with this test's
+# rootfs, its host files under the bundle and a network namespace of its own.
+engine_bundle() {
+        make_bundle
+        mkdir -p "$BUNDLE/userdata"
+        for f in resolv.conf hosts hostname .containerenv; do
+                echo "# $f" >"$BUNDLE/userdata/$f"
+        done
+        mkdir -p "$BUNDLE/userdata/shm"
+        jq --arg u "$BUNDLE/userdata" --arg cg "/sbt-$ID" '
+                .root = {"path": "rootfs"} | .process.terminal = false |
+                .process.args = ["sh", "-c", "echo hello; id -u; ls /"] |
+                .linux.cgroupsPath = $cg |
+                .linux.namespaces |= map(if .type == "network" then del(.path) else . end) |
+                .mounts |= map(if .type == "bind" then .source = ($u + "/" + (.source | split("/") | last)) else . end)' \
+                "$1" >"$BUNDLE/config.json"
+}
+
+@test "floor: a podman-style config runs unchanged under standard" {
+        engine_bundle "$SBRUN_SRCDIR/tests/unit/data/podman-4.3.1-config.json"
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = hello ]
+        [ "${lines[1]}" = 0 ]
+}
+
+@test "floor: a containerd-style config runs unchanged under standard" {
+        engine_bundle "$SBRUN_SRCDIR/tests/unit/data/containerd-1.6.20-config.json"
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = hello ]
+        [ "${lines[1]}" = 0 ]
+}
