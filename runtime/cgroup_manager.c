@@ -509,6 +509,21 @@ int cgroup_oom_kills(struct cgroup *cg, uint64_t *count, struct sb_error *err)
         return 0;
 }
 
+int cgroup_pids_max_events(struct cgroup *cg, uint64_t *count, struct sb_error *err)
+{
+        _cleanup_free_ char *events = NULL;
+
+        *count = 0;
+        if (read_at(cg->dir_fd, "pids.events", &events, err) < 0) {
+                if (err->errnum != ENOENT)
+                        return sb_error_prefix(err, "cgroup %s", cg->path);
+                sb_error_clear(err); /* no pids controller: no refusals */
+                return 0;
+        }
+        keyed_value(events, "max", count);
+        return 0;
+}
+
 void cgroup_release(struct cgroup *cg)
 {
         if (cg->created && cg->dir_fd >= 0) {

@@ -59,6 +59,9 @@ int cgroup_pids(struct cgroup *cg, pid_t **pids, size_t *n, struct sb_error *err
 /* memory.events oom_kill: processes the OOM killer ended in this cgroup. */
 int cgroup_oom_kills(struct cgroup *cg, uint64_t *count, struct sb_error *err);
 
+/* pids.events max: forks this cgroup refused at pids.max. */
+int cgroup_pids_max_events(struct cgroup *cg, uint64_t *count, struct sb_error *err);
+
 /* One interface file's content, trailing newline removed. */
 int cgroup_read(struct cgroup *cg, const char *file, char **out, struct sb_error *err);
 

@@ -3,7 +3,8 @@
  * can loosen anything here; config.json and annotations never can.
  *
  *   {
- *     "cgroups": { "enforce": false }
+ *     "cgroups": { "enforce": false },
+ *     "timeout": { "max_seconds": 3600 }
  *   }
  *
  * cgroups.enforce (default true): false lets containers run without
@@ -11,6 +12,10 @@
  * (e.g. a hybrid v1/v2 host), with a warning on every create and
  * "run.sbrun.resources": "unenforced" in their state. Where the
  * controllers exist, limits are enforced either way.
+ *
+ * timeout.max_seconds (default none): the wall-clock ceiling of every
+ * container, in seconds. The annotation run.sbrun.timeout and `run
+ * --timeout` may only lower it (see runtime/wall_clock.h).
  *
  * The policy-floor work extends this file with its own keys. */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
@@ -25,6 +30,7 @@ struct sb_error;
 struct operator_policy {
         char *source;         /* the file read; NULL for the built-in default */
         bool cgroups_enforce; /* default true */
+        int timeout_max_seconds; /* 0: no ceiling */
 };
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in
