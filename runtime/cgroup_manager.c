@@ -430,7 +430,7 @@ int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err)
         return ret;
 }
 
-int cgroup_kill(struct cgroup *cg, struct sb_error *err)
+int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err)
 {
         if (write_at(cg->dir_fd, "cgroup.kill", "1") < 0) {
                 /* cgroup.kill came with Linux 5.14. */
@@ -439,6 +439,13 @@ int cgroup_kill(struct cgroup *cg, struct sb_error *err)
                 if (cgroup_signal(cg, SIGKILL, err) < 0)
                         return -1;
         }
+        return 0;
+}
+
+int cgroup_kill(struct cgroup *cg, struct sb_error *err)
+{
+        if (cgroup_kill_nowait(cg, err) < 0)
+                return -1;
         return wait_event(cg, "populated", 0, err);
 }
 

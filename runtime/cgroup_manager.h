@@ -41,6 +41,8 @@ int cgroup_apply(struct cgroup *cg, const struct cgroup_settings *settings, stru
 /* SIGKILL to every process in the tree with one write to cgroup.kill (also
  * frozen ones and those that double-forked), then wait until it is empty. */
 int cgroup_kill(struct cgroup *cg, struct sb_error *err);
+/* The same without waiting: for a caller bound to a deadline. */
+int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err);
 /* Any other signal: freeze, signal each process, thaw, so that no fork
  * slips through. */
 int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err);

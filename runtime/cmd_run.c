@@ -77,8 +77,8 @@ static int setup_failed(const struct run_options *o)
         return 1;
 }
 
-static int parse_options(int argc, char **argv, struct run_options *o,
-                         struct create_request *req, struct sb_error *err)
+static int parse_options(int argc, char **argv, struct run_options *o, struct create_request *req,
+                         struct sb_error *err)
 {
         struct option options[20];
         int opt, n = 0;
@@ -108,7 +108,8 @@ static int parse_options(int argc, char **argv, struct run_options *o,
                                           err) < 0)
                                 return -1;
                         if (req->timeout_seconds == 0)
-                                return sb_fail(err, 0, "--timeout: must be a positive number of seconds");
+                                return sb_fail(err, 0,
+                                               "--timeout: must be a positive number of seconds");
                         continue;
                 case 'V':
                         o->verdict_file = optarg;
@@ -129,8 +130,9 @@ static int parse_options(int argc, char **argv, struct run_options *o,
         if (o->detach && o->keep)
                 return sb_fail(err, 0, "run: --keep cannot be used with --detach");
         if (o->detach && o->verdict_file)
-                return sb_fail(err, 0, "run: --verdict-file cannot be used with --detach "
-                                       "(the verdict is in the state of the stopped container)");
+                return sb_fail(err, 0,
+                               "run: --verdict-file cannot be used with --detach "
+                               "(the verdict is in the state of the stopped container)");
         return 0;
 }
 
@@ -183,9 +185,9 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
         struct deadline_target target = { .pidfd = pidfd, .pid = pid, .cgroup_path = cgroup_path };
         struct wait_deadline dl = {
-                .at_ms = result.timeout_seconds > 0
-                                 ? started + (int64_t)result.timeout_seconds * 1000
-                                 : 0,
+                .at_ms = result.timeout_seconds > 0 ?
+                                 started + (int64_t)result.timeout_seconds * 1000 :
+                                 0,
                 .expire = kill_at_deadline,
                 .data = &target,
         };

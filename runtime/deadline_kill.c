@@ -15,7 +15,7 @@ int deadline_kill(int pidfd, int pid, const char *cgroup_path, struct sb_error *
 
         if (cgroup_path != NULL) {
                 _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
-                if (cgroup_open(cgroup_path, &cg, err) == 0 && cgroup_kill(&cg, err) == 0)
+                if (cgroup_open(cgroup_path, &cg, err) == 0 && cgroup_kill_nowait(&cg, err) == 0)
                         return 0;
                 /* Fall through: the pid namespace still bounds the container. */
                 ret = -1;

@@ -7,7 +7,8 @@ struct sb_error;
 
 /* One write to cgroup.kill when the container has a cgroup; otherwise
  * SIGKILL to its pid-namespace init (pidfd), which ends every process in
- * the namespace, plus each process found in it, as delete does. */
+ * the namespace, plus each process found in it, as delete does. It does
+ * not wait: the caller's deadline bounds how long it waits for the exit. */
 int deadline_kill(int pidfd, int pid, const char *cgroup_path, struct sb_error *err);
 
 #endif

@@ -7,8 +7,8 @@
 #include <time.h>
 
 static const int forwarded_signals[] = {
-        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGTSTP,
-        SIGTTIN, SIGTTOU, SIGALRM, SIGPWR,
+        SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
+        SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM, SIGPWR,
 };
 
 void process_wait_block_signals(sigset_t *set)
@@ -37,8 +37,7 @@ int wait_deadline_step(struct wait_deadline *dl)
 
 bool wait_deadline_given_up(const struct wait_deadline *dl)
 {
-        return dl != NULL && dl->expired &&
-               wall_clock_now_ms() >= dl->at_ms + DEADLINE_GRACE_MS;
+        return dl != NULL && dl->expired && wall_clock_now_ms() >= dl->at_ms + DEADLINE_GRACE_MS;
 }
 
 int process_wait_code(int status)
@@ -73,7 +72,8 @@ void process_wait_status(int pid, const sigset_t *set, struct wait_deadline *dl,
                 if (ms < 0) {
                         signo = sigwaitinfo(set, &info);
                 } else {
-                        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+                        struct timespec ts = { .tv_sec = ms / 1000,
+                                               .tv_nsec = (ms % 1000) * 1000000L };
                         signo = sigtimedwait(set, &info, &ts);
                 }
                 if (signo > 0 && signo != SIGCHLD)

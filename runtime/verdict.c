@@ -20,9 +20,9 @@
 const char *verdict_name(enum verdict_kind kind)
 {
         static const char *const names[] = {
-                [VERDICT_EXITED] = "exited",         [VERDICT_SIGNALED] = "signaled",
-                [VERDICT_OOM] = "oom",               [VERDICT_PIDS_LIMIT] = "pids_limit",
-                [VERDICT_TIMEOUT] = "timeout",       [VERDICT_SETUP_FAILED] = "setup_failed",
+                [VERDICT_EXITED] = "exited",   [VERDICT_SIGNALED] = "signaled",
+                [VERDICT_OOM] = "oom",         [VERDICT_PIDS_LIMIT] = "pids_limit",
+                [VERDICT_TIMEOUT] = "timeout", [VERDICT_SETUP_FAILED] = "setup_failed",
         };
         return names[kind];
 }
@@ -70,9 +70,11 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err)
 {
         char text[128];
-        int n = snprintf(text, sizeof(text), "{\"verdict\": \"%s\", \"exit_code\": %d, \"signal\": %d}\n",
+        int n = snprintf(text, sizeof(text),
+                         "{\"verdict\": \"%s\", \"exit_code\": %d, \"signal\": %d}\n",
                          verdict_name(v->kind), v->exit_code, v->signal);
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        _cleanup_close_ int fd =
+                open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
 
         if (fd < 0)
                 return sb_fail(err, errno, "--verdict-file: create %s", path);
@@ -115,8 +117,7 @@ static int set_annotation(struct oci_state *s, const char *key, const char *valu
         return 0;
 }
 
-int verdict_record(const char *root, const char *id, const struct verdict *v,
-                   struct sb_error *err)
+int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         char code[16], sig[16];

@@ -57,8 +57,7 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err);
 
 /* Into the state record of container id under root, as annotations. */
-int verdict_record(const char *root, const char *id, const struct verdict *v,
-                   struct sb_error *err);
+int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err);
 
 /* Keys only sbrun writes: config.json cannot forge a verdict. */
 bool verdict_annotation_reserved(const char *key);

@@ -30,8 +30,10 @@ static int annotation_seconds(const struct oci_config *config, int *seconds, str
                         continue;
                 n = strtol(value, &end, 10);
                 if (end == value || *end != '\0' || n <= 0 || n > INT_MAX)
-                        return sb_fail(err, 0, "annotations.%s: \"%s\" is not a positive number "
-                                               "of seconds", TIMEOUT_ANNOTATION, value);
+                        return sb_fail(err, 0,
+                                       "annotations.%s: \"%s\" is not a positive number "
+                                       "of seconds",
+                                       TIMEOUT_ANNOTATION, value);
                 *seconds = (int)n;
         }
         return 0;

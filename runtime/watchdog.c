@@ -46,14 +46,16 @@ static __attribute__((noreturn)) void watch(const char *root, const char *id, in
         struct sb_error err = { 0 };
         deadline_kill(WATCHDOG_PIDFD, pid, cgroup_path, &err);
         sb_error_clear(&err);
-        struct verdict v = { .kind = VERDICT_TIMEOUT, .exit_code = 128 + SIGKILL, .signal = SIGKILL };
+        struct verdict v = { .kind = VERDICT_TIMEOUT,
+                             .exit_code = 128 + SIGKILL,
+                             .signal = SIGKILL };
         verdict_record(root, id, &v, &err);
         sb_error_clear(&err);
         _exit(0);
 }
 
-int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path,
-                   int seconds, struct sb_error *err)
+int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path, int seconds,
+                   struct sb_error *err)
 {
         int64_t deadline = wall_clock_now_ms() + (int64_t)seconds * 1000;
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);

@@ -15,7 +15,7 @@
 
 struct sb_error;
 
-int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path,
-                   int seconds, struct sb_error *err);
+int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path, int seconds,
+                   struct sb_error *err);
 
 #endif
