@@ -430,7 +430,7 @@ int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err)
         return ret;
 }
 
-int cgroup_kill(struct cgroup *cg, struct sb_error *err)
+int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err)
 {
         if (write_at(cg->dir_fd, "cgroup.kill", "1") < 0) {
                 /* cgroup.kill came with Linux 5.14. */
@@ -439,6 +439,13 @@ int cgroup_kill(struct cgroup *cg, struct sb_error *err)
                 if (cgroup_signal(cg, SIGKILL, err) < 0)
                         return -1;
         }
+        return 0;
+}
+
+int cgroup_kill(struct cgroup *cg, struct sb_error *err)
+{
+        if (cgroup_kill_nowait(cg, err) < 0)
+                return -1;
         return wait_event(cg, "populated", 0, err);
 }
 
@@ -506,6 +513,21 @@ int cgroup_oom_kills(struct cgroup *cg, uint64_t *count, struct sb_error *err)
                 return 0;
         }
         keyed_value(events, "oom_kill", count);
+        return 0;
+}
+
+int cgroup_pids_max_events(struct cgroup *cg, uint64_t *count, struct sb_error *err)
+{
+        _cleanup_free_ char *events = NULL;
+
+        *count = 0;
+        if (read_at(cg->dir_fd, "pids.events", &events, err) < 0) {
+                if (err->errnum != ENOENT)
+                        return sb_error_prefix(err, "cgroup %s", cg->path);
+                sb_error_clear(err); /* no pids controller: no refusals */
+                return 0;
+        }
+        keyed_value(events, "max", count);
         return 0;
 }
 

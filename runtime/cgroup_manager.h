@@ -41,6 +41,8 @@ int cgroup_apply(struct cgroup *cg, const struct cgroup_settings *settings, stru
 /* SIGKILL to every process in the tree with one write to cgroup.kill (also
  * frozen ones and those that double-forked), then wait until it is empty. */
 int cgroup_kill(struct cgroup *cg, struct sb_error *err);
+/* The same without waiting: for a caller bound to a deadline. */
+int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err);
 /* Any other signal: freeze, signal each process, thaw, so that no fork
  * slips through. */
 int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err);
@@ -58,6 +60,9 @@ int cgroup_pids(struct cgroup *cg, pid_t **pids, size_t *n, struct sb_error *err
 
 /* memory.events oom_kill: processes the OOM killer ended in this cgroup. */
 int cgroup_oom_kills(struct cgroup *cg, uint64_t *count, struct sb_error *err);
+
+/* pids.events max: forks this cgroup refused at pids.max. */
+int cgroup_pids_max_events(struct cgroup *cg, uint64_t *count, struct sb_error *err);
 
 /* One interface file's content, trailing newline removed. */
 int cgroup_read(struct cgroup *cg, const char *file, char **out, struct sb_error *err);

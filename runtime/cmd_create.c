@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 const struct option create_long_options[] = {
@@ -43,5 +44,6 @@ int cmd_create(const struct global_options *global, int argc, char **argv, struc
                 return 1;
         if (result.console_master >= 0)
                 close(result.console_master);
+        free(result.cgroup_path);
         return 0;
 }

@@ -32,27 +32,44 @@ static bool pump(int from, int to)
         return sb_write_all(to, buf, (size_t)n) == 0;
 }
 
-static int reap(int pid, bool *done)
+static void reap(int pid, bool *done, int *status)
 {
-        int status, code = 0;
+        int s;
         pid_t r;
 
-        while ((r = waitpid(-1, &status, WNOHANG)) > 0) {
+        while ((r = waitpid(-1, &s, WNOHANG)) > 0) {
                 if (r != pid)
                         continue;
                 *done = true;
-                code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                *status = s;
         }
-        return code;
+}
+
+/* poll's timeout: the deadline's next step, or the 100 ms drain after
+ * the exit, or none. */
+static int poll_timeout(struct wait_deadline *dl, bool done)
+{
+        int ms = wait_deadline_step(dl);
+        if (done && (ms < 0 || ms > 100))
+                return 100;
+        return ms;
 }
 
 int console_proxy_run(int master, int pid, const sigset_t *set)
+{
+        int status;
+        console_proxy_wait(master, pid, set, NULL, &status);
+        return process_wait_code(status);
+}
+
+void console_proxy_wait(int master, int pid, const sigset_t *set, struct wait_deadline *dl,
+                        int *status)
 {
         struct termios saved;
         bool raw = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
         bool stdin_open = true, master_open = true, done = false;
         int sfd = signalfd(-1, set, SFD_CLOEXEC);
-        int code = 255;
+        *status = 255 << 8;
 
         if (raw) {
                 struct termios t = saved;
@@ -66,7 +83,9 @@ int console_proxy_run(int master, int pid, const sigset_t *set)
                         { .fd = stdin_open && master_open ? STDIN_FILENO : -1, .events = POLLIN },
                         { .fd = done ? -1 : sfd, .events = POLLIN },
                 };
-                if (poll(pfds, 3, done ? 100 : -1) < 0 && errno != EINTR)
+                if (wait_deadline_given_up(dl))
+                        break;
+                if (poll(pfds, 3, poll_timeout(dl, done)) < 0 && errno != EINTR)
                         break;
                 if (done && pfds[0].revents == 0)
                         break; /* exited, and nothing more to copy */
@@ -79,9 +98,7 @@ int console_proxy_run(int master, int pid, const sigset_t *set)
                         if (read(sfd, &si, sizeof(si)) != sizeof(si))
                                 continue;
                         if (si.ssi_signo == SIGCHLD) {
-                                int c = reap(pid, &done);
-                                if (done)
-                                        code = c;
+                                reap(pid, &done, status);
                         } else if (si.ssi_signo == SIGWINCH) {
                                 copy_window_size(master);
                         } else {
@@ -89,16 +106,15 @@ int console_proxy_run(int master, int pid, const sigset_t *set)
                         }
                 }
         }
-        if (!done) {
-                /* The pty closed first: the process is still to be reaped. */
-                int status;
-                while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                        ;
-                code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (!done && wait_deadline_given_up(dl)) {
+                *status = SIGKILL; /* killed, and not waited for any longer */
+        } else if (!done) {
+                /* The pty closed first: the process is still to be reaped,
+                 * within the deadline if there is one. */
+                process_wait_status(pid, set, dl, status);
         }
         if (raw)
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved);
         if (sfd >= 0)
                 close(sfd);
-        return code;
 }

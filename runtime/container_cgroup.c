@@ -7,6 +7,7 @@
 #include "oci/state.h"
 #include "runtime/cgroup_path.h"
 #include "runtime/commands.h"
+#include "runtime/verdict.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -117,9 +118,11 @@ int container_cgroup_annotations(const struct container_cgroup *cc, const struct
         *out = calloc(n + 1, sizeof(**out));
         if (*out == NULL)
                 return sb_fail(err, ENOMEM, "state annotations");
-        /* Only sbrun says whether limits are enforced, never config.json. */
+        /* Only sbrun says whether limits are enforced, or how a container
+         * ended, never config.json. */
         for (size_t i = 0; i < n; i++) {
-                if (strcmp(in[i].key, RESOURCES_ANNOTATION) != 0)
+                if (strcmp(in[i].key, RESOURCES_ANNOTATION) != 0 &&
+                    !verdict_annotation_reserved(in[i].key))
                         (*out)[total++] = in[i];
         }
         if (cc->unenforced) {

@@ -25,6 +25,8 @@
 #include "runtime/rootfs_path.h"
 #include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
+#include "runtime/wall_clock.h"
+#include "runtime/watchdog.h"
 #include "spec/effective.h"
 
 #include <errno.h>
@@ -65,6 +67,7 @@ struct create_ctx {
         int listen_fds;
         struct container_cgroup cgroup;
         struct seccomp_setup seccomp;
+        int timeout; /* effective wall-clock limit in seconds, 0: none */
 };
 
 static void create_ctx_release(struct create_ctx *c)
@@ -684,11 +687,15 @@ int container_create(const struct global_options *global, const struct create_re
         int ret = -1;
 
         create_ctx_init(&c);
+        result->cgroup_path = NULL;
+        result->console_master = -1;
         if (container_id_validate(req->id, err) < 0)
                 goto out;
         if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
                 goto out;
         if (apply_floor(global, &c, err) < 0)
+                goto out;
+        if (wall_clock_limit(global, c.config, req->timeout_seconds, &c.timeout, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0 || ns_check_identity(c.config, &c.ns, err) < 0)
                 goto out;
@@ -739,6 +746,15 @@ int container_create(const struct global_options *global, const struct create_re
         while (waitpid(c.launcher, NULL, 0) < 0 && errno == EINTR)
                 ;
         c.launcher = 0;
+        /* Before the record: a watchdog that cannot start fails the create
+         * (fail closed), and one started for a create that fails later
+         * sees the container killed and exits. */
+        if (c.timeout > 0 && watchdog_spawn(global->root, req->id, c.container_pid,
+                                            c.cgroup.cg.path, c.timeout, err) < 0) {
+                if (result->console_master >= 0)
+                        close(result->console_master);
+                goto out;
+        }
         if (record_state(&c, &sd, req, err) < 0) {
                 if (result->console_master >= 0)
                         close(result->console_master);
@@ -747,6 +763,8 @@ int container_create(const struct global_options *global, const struct create_re
         state_dir_keep(&sd);
         container_cgroup_keep(&c.cgroup);
         result->pid = c.container_pid;
+        result->timeout_seconds = c.timeout;
+        result->cgroup_path = c.cgroup.cg.path ? strdup(c.cgroup.cg.path) : NULL;
         c.container_pid = 0;
         ret = 0;
 out:

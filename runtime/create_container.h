@@ -19,11 +19,16 @@ struct create_request {
         /* A terminal without --console-socket: the pty master comes back to
          * the caller (a foreground `run -t`). */
         bool console_to_caller;
+        /* `run --timeout`: seconds, 0 for none; may only lower the limit
+         * the operator and the annotation set (runtime/wall_clock.h). */
+        int timeout_seconds;
 };
 
 struct create_result {
         int pid;            /* the container process's host pid */
         int console_master; /* with console_to_caller, else -1 */
+        int timeout_seconds; /* the effective wall-clock limit, 0 for none */
+        char *cgroup_path;   /* the container's cgroup, NULL if none; caller frees */
 };
 
 int container_create(const struct global_options *global, const struct create_request *req,

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,25 @@ static int parse_cgroups(yajl_val v, const char *path, struct operator_policy *p
         return 0;
 }
 
+static int parse_timeout(yajl_val v, const char *path, struct operator_policy *policy,
+                         struct sb_error *err)
+{
+        if (!YAJL_IS_OBJECT(v))
+                return sb_fail(err, 0, "policy %s: timeout: expected an object", path);
+        for (size_t i = 0; i < v->u.object.len; i++) {
+                const char *key = v->u.object.keys[i];
+                yajl_val value = v->u.object.values[i];
+                if (strcmp(key, "max_seconds") != 0)
+                        return sb_fail(err, 0, "policy %s: timeout.%s: unknown setting", path, key);
+                if (!YAJL_IS_INTEGER(value) || YAJL_GET_INTEGER(value) <= 0 ||
+                    YAJL_GET_INTEGER(value) > INT_MAX)
+                        return sb_fail(err, 0, "policy %s: timeout.max_seconds: expected a "
+                                               "positive number of seconds", path);
+                policy->timeout_max_seconds = (int)YAJL_GET_INTEGER(value);
+        }
+        return 0;
+}
+
 /* Unknown keys are errors: a misspelt setting must not pass silently. */
 static int parse_policy(const char *text, const char *path, struct operator_policy *policy,
                         struct sb_error *err)
@@ -93,6 +113,11 @@ static int parse_policy(const char *text, const char *path, struct operator_poli
                 if (strcmp(key, "floor") == 0) {
                         if (operator_policy_parse_floor(tree->u.object.values[i], path, policy,
                                                         err) < 0)
+                                return -1;
+                        continue;
+                }
+                if (strcmp(key, "timeout") == 0) {
+                        if (parse_timeout(tree->u.object.values[i], path, policy, err) < 0)
                                 return -1;
                         continue;
                 }

@@ -3,7 +3,8 @@
  * can loosen anything here; config.json and annotations never can.
  *
  *   {
- *     "cgroups": { "enforce": false }
+ *     "cgroups": { "enforce": false },
+ *     "timeout": { "max_seconds": 3600 }
  *   }
  *
  * cgroups.enforce (default true): false lets containers run without
@@ -27,7 +28,11 @@
  *
  * A ceiling given here replaces the profile's default for the default
  * profile; when an annotation selects a stricter profile, the lower of the
- * two applies. */
+ * two applies.
+ *
+ * timeout.max_seconds (default none): the wall-clock ceiling of every
+ * container, in seconds. The annotation run.sbrun.timeout and `run
+ * --timeout` may only lower it (see runtime/wall_clock.h). */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 
@@ -47,6 +52,7 @@ struct operator_policy {
         struct floor_ceilings ceilings; /* floor.ceilings; 0: not set */
         char **devices;       /* floor.devices, NULL-terminated or NULL */
         size_t n_devices;
+        int timeout_max_seconds; /* 0: no ceiling */
 };
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in

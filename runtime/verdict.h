@@ -1,0 +1,65 @@
+/* The outcome of a container, machine-readable.
+ *
+ *   {"verdict": "exited", "exit_code": 0, "signal": 0}
+ *
+ * verdict, first match wins:
+ *   setup_failed  create (or start) failed before any container code ran;
+ *                 exit_code is sbrun's own status (1), signal 0. A missing
+ *                 executable is found by create, so it is setup_failed too.
+ *   timeout       the wall-clock limit expired and sbrun killed the
+ *                 container (signal 9, exit_code 137).
+ *   oom           the container's cgroup counts an OOM kill (memory.events
+ *                 oom_kill > 0), whatever process it hit.
+ *   pids_limit    the cgroup counts refused forks (pids.events max > 0)
+ *                 and the container process did not exit with status 0.
+ *   signaled      the container process was killed by a signal
+ *                 (exit_code 128+signal).
+ *   exited        it exited with exit_code (signal 0).
+ *
+ * `run --verdict-file PATH` writes it to PATH; the state of a stopped
+ * container shows it as the annotations run.sbrun.verdict,
+ * run.sbrun.exit_code and run.sbrun.signal (the OCI state shape stays),
+ * recorded by `run --keep` and by the watchdog of a detached container
+ * (which knows only its own "timeout": an engine, not sbrun, reaps a
+ * detached container). */
+#ifndef SB_VERDICT_H
+#define SB_VERDICT_H
+
+#include <stdbool.h>
+
+struct sb_error;
+
+enum verdict_kind {
+        VERDICT_EXITED,
+        VERDICT_SIGNALED,
+        VERDICT_OOM,
+        VERDICT_PIDS_LIMIT,
+        VERDICT_TIMEOUT,
+        VERDICT_SETUP_FAILED,
+};
+
+struct verdict {
+        enum verdict_kind kind;
+        int exit_code;
+        int signal;
+};
+
+#define VERDICT_ANNOTATION "run.sbrun.verdict"
+#define VERDICT_EXIT_CODE_ANNOTATION "run.sbrun.exit_code"
+#define VERDICT_SIGNAL_ANNOTATION "run.sbrun.signal"
+
+const char *verdict_name(enum verdict_kind kind);
+
+/* From a waitpid status; cgroup_path (may be NULL) is read for the OOM and
+ * pids counters, so call it before the cgroup is destroyed. */
+void verdict_classify(struct verdict *v, int status, bool timed_out, const char *cgroup_path);
+
+int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err);
+
+/* Into the state record of container id under root, as annotations. */
+int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err);
+
+/* Keys only sbrun writes: config.json cannot forge a verdict. */
+bool verdict_annotation_reserved(const char *key);
+
+#endif
