@@ -22,6 +22,7 @@
 #include "runtime/namespaces.h"
 #include "runtime/plan_build.h"
 #include "runtime/rootfs_path.h"
+#include "runtime/floor_seccomp.h"
 #include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
 #include "spec/effective.h"
@@ -63,6 +64,7 @@ struct create_ctx {
         int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
         struct container_cgroup cgroup;
+        struct floor_seccomp floor;
         struct seccomp_setup seccomp;
 };
 
@@ -91,6 +93,7 @@ static void create_ctx_release(struct create_ctx *c)
         init_mount_list_release(&c->init_mounts);
         mount_table_release(&c->mounts);
         init_plan_release(&c->plan);
+        floor_seccomp_release(&c->floor);
         seccomp_setup_release(&c->seccomp);
         for (int i = 0; i < LFD_COUNT; i++) {
                 if (c->fds[i] >= 0)
@@ -306,6 +309,9 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
         size_t len = 0;
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)
+                return -1;
+        /* The floor first: the spec's filter is stacked on top of it. */
+        if (floor_seccomp_to_plan(&c->floor, &c->plan, err) < 0)
                 return -1;
         if (seccomp_setup_to_plan(&c->seccomp, launcher_fd_number(preserve_fds, LFD_SECCOMP),
                                   &c->plan, err) < 0)
@@ -705,7 +711,8 @@ int container_create(const struct global_options *global, const struct create_re
                         covered_by_mount, &c, &c.exec_path, err) < 0)
                 goto out;
         /* A bad profile fails here, before anything exists to undo. */
-        if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
+        if (floor_seccomp_prepare(global->policy_path, global->root, &c.floor, err) < 0 ||
+            seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
                 goto out;
         /* Fails closed here on a host without cgroup v2 controllers. */
         if (container_cgroup_plan(&c.cgroup, global, c.config, req->id, err) < 0)

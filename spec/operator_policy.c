@@ -61,6 +61,28 @@ static int parse_cgroups(yajl_val v, const char *path, struct operator_policy *p
         return 0;
 }
 
+static int parse_floor(yajl_val v, const char *path, struct operator_policy *policy,
+                       struct sb_error *err)
+{
+        if (!YAJL_IS_OBJECT(v))
+                return sb_fail(err, 0, "policy %s: floor: expected an object", path);
+        for (size_t i = 0; i < v->u.object.len; i++) {
+                const char *key = v->u.object.keys[i];
+                const char *name = YAJL_GET_STRING(v->u.object.values[i]);
+                if (strcmp(key, "profile") != 0)
+                        return sb_fail(err, 0, "policy %s: floor.%s: unknown setting", path, key);
+                if (name != NULL && strcmp(name, "standard") == 0)
+                        policy->floor_profile = POLICY_STANDARD;
+                else if (name != NULL && strcmp(name, "strict") == 0)
+                        policy->floor_profile = POLICY_STRICT;
+                else
+                        return sb_fail(err, 0,
+                                       "policy %s: floor.profile: expected \"standard\" or \"strict\"",
+                                       path);
+        }
+        return 0;
+}
+
 /* Unknown keys are errors: a misspelt setting must not pass silently. */
 static int parse_policy(const char *text, const char *path, struct operator_policy *policy,
                         struct sb_error *err)
@@ -82,6 +104,11 @@ static int parse_policy(const char *text, const char *path, struct operator_poli
                                 return -1;
                         continue;
                 }
+                if (strcmp(key, "floor") == 0) {
+                        if (parse_floor(tree->u.object.values[i], path, policy, err) < 0)
+                                return -1;
+                        continue;
+                }
                 return sb_fail(err, 0, "policy %s: %s: unknown setting", path, key);
         }
         return 0;
@@ -96,6 +123,7 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
 
         memset(policy, 0, sizeof(*policy));
         policy->cgroups_enforce = true;
+        policy->floor_profile = POLICY_STANDARD;
         if (fd < 0) {
                 if (errno == ENOENT && path == NULL)
                         return 0; /* no file: the built-in default */

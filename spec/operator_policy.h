@@ -12,11 +12,16 @@
  * "run.sbrun.resources": "unenforced" in their state. Where the
  * controllers exist, limits are enforced either way.
  *
+ * floor.profile ("standard", the default, or "strict"): the policy floor
+ * every container runs under (spec/policy_profile.h).
+ *
  * The policy-floor work extends this file with its own keys. */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 
 #include <stdbool.h>
+
+#include "spec/policy_profile.h"
 
 struct sb_error;
 
@@ -25,6 +30,7 @@ struct sb_error;
 struct operator_policy {
         char *source;         /* the file read; NULL for the built-in default */
         bool cgroups_enforce; /* default true */
+        enum policy_profile floor_profile; /* default POLICY_STANDARD */
 };
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in
