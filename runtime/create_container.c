@@ -711,11 +711,14 @@ int container_create(const struct global_options *global, const struct create_re
                         covered_by_mount, &c, &c.exec_path, err) < 0)
                 goto out;
         /* A bad profile fails here, before anything exists to undo. */
-        if (floor_seccomp_prepare(global->policy_path, global->root, &c.floor, err) < 0 ||
-            seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
+        if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
                 goto out;
         /* Fails closed here on a host without cgroup v2 controllers. */
         if (container_cgroup_plan(&c.cgroup, global, c.config, req->id, err) < 0)
+                goto out;
+        /* After the checks a request can fail, so that a refused one leaves
+         * no cache entry in the state root either. */
+        if (floor_seccomp_prepare(global->policy_path, global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

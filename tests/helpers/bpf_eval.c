@@ -35,17 +35,37 @@ static uint32_t run(const struct sock_filter *f, size_t n, const struct seccomp_
                 case BPF_LDX | BPF_W | BPF_MEM:
                 case BPF_ST:
                         return SECCOMP_RET_KILL_PROCESS; /* not emitted by libseccomp here */
-                case BPF_ALU | BPF_AND | BPF_K: a &= i->k; break;
-                case BPF_ALU | BPF_OR | BPF_K: a |= i->k; break;
-                case BPF_MISC | BPF_TAX: x = a; break;
-                case BPF_MISC | BPF_TXA: a = x; break;
-                case BPF_JMP | BPF_JA: pc += i->k; break;
-                case BPF_JMP | BPF_JEQ | BPF_K: pc += a == i->k ? i->jt : i->jf; break;
-                case BPF_JMP | BPF_JGT | BPF_K: pc += a > i->k ? i->jt : i->jf; break;
-                case BPF_JMP | BPF_JGE | BPF_K: pc += a >= i->k ? i->jt : i->jf; break;
-                case BPF_JMP | BPF_JSET | BPF_K: pc += (a & i->k) ? i->jt : i->jf; break;
-                case BPF_RET | BPF_K: return i->k;
-                case BPF_RET | BPF_A: return a;
+                case BPF_ALU | BPF_AND | BPF_K:
+                        a &= i->k;
+                        break;
+                case BPF_ALU | BPF_OR | BPF_K:
+                        a |= i->k;
+                        break;
+                case BPF_MISC | BPF_TAX:
+                        x = a;
+                        break;
+                case BPF_MISC | BPF_TXA:
+                        a = x;
+                        break;
+                case BPF_JMP | BPF_JA:
+                        pc += i->k;
+                        break;
+                case BPF_JMP | BPF_JEQ | BPF_K:
+                        pc += a == i->k ? i->jt : i->jf;
+                        break;
+                case BPF_JMP | BPF_JGT | BPF_K:
+                        pc += a > i->k ? i->jt : i->jf;
+                        break;
+                case BPF_JMP | BPF_JGE | BPF_K:
+                        pc += a >= i->k ? i->jt : i->jf;
+                        break;
+                case BPF_JMP | BPF_JSET | BPF_K:
+                        pc += (a & i->k) ? i->jt : i->jf;
+                        break;
+                case BPF_RET | BPF_K:
+                        return i->k;
+                case BPF_RET | BPF_A:
+                        return a;
                 default:
                         fprintf(stderr, "bpf_eval: unknown instruction %#x at %zu\n", i->code, pc);
                         exit(2);
@@ -73,11 +93,21 @@ int main(int argc, char **argv)
         };
         uint32_t r = run(prog, h.bpf_len / sizeof(*prog), &d);
         switch (r & SECCOMP_RET_ACTION_FULL) {
-        case SECCOMP_RET_ALLOW: puts("allow"); break;
-        case SECCOMP_RET_ERRNO: printf("errno %u\n", r & SECCOMP_RET_DATA); break;
-        case SECCOMP_RET_KILL_PROCESS: puts("kill_process"); break;
-        case SECCOMP_RET_KILL_THREAD: puts("kill_thread"); break;
-        default: printf("action %#x\n", r); break;
+        case SECCOMP_RET_ALLOW:
+                puts("allow");
+                break;
+        case SECCOMP_RET_ERRNO:
+                printf("errno %u\n", r & SECCOMP_RET_DATA);
+                break;
+        case SECCOMP_RET_KILL_PROCESS:
+                puts("kill_process");
+                break;
+        case SECCOMP_RET_KILL_THREAD:
+                puts("kill_thread");
+                break;
+        default:
+                printf("action %#x\n", r);
+                break;
         }
         return 0;
 }
