@@ -23,6 +23,7 @@
 #include "runtime/pid_file.h"
 #include "runtime/plan_build.h"
 #include "runtime/rootfs_path.h"
+#include "runtime/floor_seccomp.h"
 #include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
 #include "runtime/wall_clock.h"
@@ -66,6 +67,7 @@ struct create_ctx {
         int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
         struct container_cgroup cgroup;
+        struct floor_seccomp floor;
         struct seccomp_setup seccomp;
         int timeout; /* effective wall-clock limit in seconds, 0: none */
 };
@@ -95,6 +97,7 @@ static void create_ctx_release(struct create_ctx *c)
         init_mount_list_release(&c->init_mounts);
         mount_table_release(&c->mounts);
         init_plan_release(&c->plan);
+        floor_seccomp_release(&c->floor);
         seccomp_setup_release(&c->seccomp);
         for (int i = 0; i < LFD_COUNT; i++) {
                 if (c->fds[i] >= 0)
@@ -310,6 +313,9 @@ static int prepare_plan(struct create_ctx *c, int preserve_fds, int listen_fds,
         size_t len = 0;
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)
+                return -1;
+        /* The floor first: the spec's filter is stacked on top of it. */
+        if (floor_seccomp_to_plan(&c->floor, &c->plan, err) < 0)
                 return -1;
         if (seccomp_setup_to_plan(&c->seccomp, launcher_fd_number(preserve_fds, LFD_SECCOMP),
                                   &c->plan, err) < 0)
@@ -713,6 +719,10 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         /* Fails closed here on a host without cgroup v2 controllers. */
         if (container_cgroup_plan(&c.cgroup, global, c.config, req->id, err) < 0)
+                goto out;
+        /* After the checks a request can fail, so that a refused one leaves
+         * no cache entry in the state root either. */
+        if (floor_seccomp_prepare(global->policy_path, c.config, global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

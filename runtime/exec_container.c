@@ -18,6 +18,7 @@
 #include "runtime/pid_file.h"
 #include "runtime/plan_build.h"
 #include "runtime/process_wait.h"
+#include "runtime/floor_seccomp.h"
 #include "runtime/seccomp_setup.h"
 #include "runtime/state_dir.h"
 
@@ -46,12 +47,14 @@ struct exec_ctx {
         int report[2]; /* the first child reports "P<pid>" or "E<message>" */
         char *exec_path;
         struct oci_config *config; /* the container's, from its state dir */
+        struct floor_seccomp floor;
         struct seccomp_setup seccomp;
         int seccomp_channel;
 };
 
 static void exec_ctx_release(struct exec_ctx *x)
 {
+        floor_seccomp_release(&x->floor);
         seccomp_setup_release(&x->seccomp);
         oci_config_free(x->config);
         if (x->seccomp_channel >= 0)
@@ -193,8 +196,8 @@ static int check_process(const struct oci_process *p, const struct exec_options 
         return 0;
 }
 
-static int prepare(struct exec_ctx *x, const struct exec_options *opts, const char *global_root,
-                   struct sb_error *err)
+static int prepare(struct exec_ctx *x, const struct exec_options *opts,
+                   const struct global_options *global, struct sb_error *err)
 {
         char path[64];
         _cleanup_free_ uint8_t *encoded = NULL;
@@ -219,8 +222,12 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts, const ch
         x->plan.fifo_fd = -1;
         x->plan.stderr_fd = -1;
         x->plan.preserve_fds = opts->preserve_fds;
-        /* The container's seccomp filter holds for every exec too. */
-        if (seccomp_setup_prepare(x->config, global_root, &x->seccomp, err) < 0)
+        /* The floor and the container's seccomp filter hold for every exec
+         * too, the floor first as in create. */
+        if (floor_seccomp_prepare(global->policy_path, x->config, global->root, &x->floor, err) < 0 ||
+            floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
+                return -1;
+        if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
                 return -1;
         x->seccomp_channel = seccomp_setup_open_channel(&x->seccomp, err);
         if (x->seccomp_channel < 0)
@@ -285,7 +292,7 @@ int container_exec(const struct global_options *global, const struct exec_option
         /* exec --cap or a process.json must not reach above the floor. */
         if (effective_process_apply(x.config, x.process, global->policy_path, err) < 0)
                 goto out;
-        if (prepare(&x, opts, global->root, err) < 0) {
+        if (prepare(&x, opts, global, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||
                     strstr(err->msg ? err->msg : "", "no such file or directory"))
                         ret = 127;

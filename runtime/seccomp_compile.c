@@ -249,7 +249,7 @@ static int add_clone3_enosys(scmp_filter_ctx ctx, const struct oci_seccomp *s,
 }
 
 /* libseccomp 2.5 exports only into an fd. */
-static int export_bpf(scmp_filter_ctx ctx, uint8_t **bpf, size_t *size, struct sb_error *err)
+int seccomp_compile_export(void *ctx, uint8_t **bpf, size_t *size, struct sb_error *err)
 {
         _cleanup_close_ int fd = memfd_create("sbrun-seccomp-bpf", MFD_CLOEXEC);
         struct stat st;
@@ -296,7 +296,7 @@ int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size, st
         if (add_architectures(ctx, s, err) < 0 || add_syscalls(ctx, s, default_action, err) < 0 ||
             add_clone3_enosys(ctx, s, default_action, err) < 0)
                 return -1;
-        return export_bpf(ctx, bpf, size, err);
+        return seccomp_compile_export(ctx, bpf, size, err);
 }
 
 /* ---------------------------------------------------------------------- */

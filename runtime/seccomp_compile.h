@@ -19,6 +19,10 @@ int seccomp_profile_key(const struct oci_seccomp *s, uint8_t **key, size_t *len,
  * linux.seccomp field; unknown syscall names are skipped with a warning. */
 int seccomp_compile(const struct oci_seccomp *s, uint8_t **bpf, size_t *size, struct sb_error *err);
 
+/* A libseccomp filter (scmp_filter_ctx) as a malloc'd array of struct
+ * sock_filter, checked against the kernel's size limit. */
+int seccomp_compile_export(void *ctx, uint8_t **bpf, size_t *size, struct sb_error *err);
+
 /* The SECCOMP_FILTER_FLAG_* bits seccomp(2) must be called with: the
  * profile's flags (checked against the running kernel) plus NEW_LISTENER
  * when an action is SCMP_ACT_NOTIFY. Not part of the BPF, so not cached. */

@@ -41,6 +41,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "spec/policy_profile.h"
+
 struct sb_error;
 
 #define OPERATOR_POLICY_PATH "/etc/sbrun/policy.json"

@@ -1,0 +1,38 @@
+/* The policy floor's seccomp filter (issue 5): compiled from the rules in
+ * spec/floor_seccomp_rules.c, cached like the spec's programs, and put in
+ * the init plan BEFORE the spec's program, for create and exec alike. The
+ * kernel runs every stacked filter, so the spec can only add to it. */
+#ifndef SB_RUNTIME_FLOOR_SECCOMP_H
+#define SB_RUNTIME_FLOOR_SECCOMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec/policy_profile.h"
+
+struct sb_error;
+struct oci_config;
+struct init_plan;
+
+#define FLOOR_SECCOMP_MAX_PROGRAMS 2
+
+struct floor_seccomp {
+        enum policy_profile profile;
+        uint8_t *bpf[FLOOR_SECCOMP_MAX_PROGRAMS];
+        size_t size[FLOOR_SECCOMP_MAX_PROGRAMS];
+        size_t n;
+};
+
+void floor_seccomp_release(struct floor_seccomp *f);
+
+/* The floor's programs for the operator policy at policy_path (NULL: the
+ * default file): the standard deny-list, and for strict also the
+ * allow-list. Any failure is fatal: the floor never falls back to none. */
+int floor_seccomp_prepare(const char *policy_path, const struct oci_config *config,
+                          const char *state_root, struct floor_seccomp *f, struct sb_error *err);
+
+/* Append the programs to plan; call before the spec's program is added. */
+int floor_seccomp_to_plan(const struct floor_seccomp *f, struct init_plan *plan,
+                          struct sb_error *err);
+
+#endif

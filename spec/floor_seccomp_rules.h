@@ -1,0 +1,30 @@
+/* The floor seccomp filter's rules, as data (spec/ decides what is denied;
+ * runtime/floor_seccomp.c compiles them with libseccomp). The floor is
+ * stacked under the spec's own filter: the kernel runs every installed
+ * filter and the most restrictive answer wins, so nothing in config.json
+ * can give back what is denied here. */
+#ifndef SB_SPEC_FLOOR_SECCOMP_RULES_H
+#define SB_SPEC_FLOOR_SECCOMP_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct floor_syscall {
+        const char *name;
+        int errnum; /* the errno the denied call returns */
+};
+
+/* standard: allow by default, deny these. */
+extern const struct floor_syscall floor_standard_deny[];
+extern const size_t floor_standard_deny_len;
+
+/* clone(2) with any of these bits in arg0 makes a namespace: EPERM. */
+extern const uint64_t floor_clone_new_flags[];
+extern const size_t floor_clone_new_flags_len;
+
+/* strict: deny (EPERM) by default, allow these (the standard deny list is
+ * installed as well, so clone's namespace flags stay denied). */
+extern const char *const floor_strict_allow[];
+extern const size_t floor_strict_allow_len;
+
+#endif
