@@ -50,7 +50,17 @@ static inline void sb_strvfreep(char ***v)
 #define _cleanup_strv_ __attribute__((cleanup(sb_strvfreep)))
 
 /* Hand ownership out of a cleanup-guarded variable. */
-#define SB_STEAL_PTR(p) ({ __typeof__(p) _tmp = (p); (p) = NULL; _tmp; })
-#define SB_STEAL_FD(fd) ({ int _tmp = (fd); (fd) = -1; _tmp; })
+#define SB_STEAL_PTR(p)                   \
+        ({                                \
+                __typeof__(p) _tmp = (p); \
+                (p) = NULL;               \
+                _tmp;                     \
+        })
+#define SB_STEAL_FD(fd)          \
+        ({                       \
+                int _tmp = (fd); \
+                (fd) = -1;       \
+                _tmp;            \
+        })
 
 #endif

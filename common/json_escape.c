@@ -14,11 +14,26 @@ char *sb_json_escape(const char *s)
                 return NULL;
         for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
                 switch (*c) {
-                case '"': *p++ = '\\'; *p++ = '"'; break;
-                case '\\': *p++ = '\\'; *p++ = '\\'; break;
-                case '\n': *p++ = '\\'; *p++ = 'n'; break;
-                case '\r': *p++ = '\\'; *p++ = 'r'; break;
-                case '\t': *p++ = '\\'; *p++ = 't'; break;
+                case '"':
+                        *p++ = '\\';
+                        *p++ = '"';
+                        break;
+                case '\\':
+                        *p++ = '\\';
+                        *p++ = '\\';
+                        break;
+                case '\n':
+                        *p++ = '\\';
+                        *p++ = 'n';
+                        break;
+                case '\r':
+                        *p++ = '\\';
+                        *p++ = 'r';
+                        break;
+                case '\t':
+                        *p++ = '\\';
+                        *p++ = 't';
+                        break;
                 default:
                         if (*c < 0x20)
                                 p += sprintf(p, "\\u%04x", *c);

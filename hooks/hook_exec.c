@@ -58,8 +58,8 @@ static long long now_ms(void)
 
 /* Feed stdin and collect output until the hook closes its output and exits,
  * or the deadline passes. */
-static int supervise(pid_t pid, int in_fd, int out_fd, const char *input, int timeout,
-                     char *buf, size_t *len, int *status)
+static int supervise(pid_t pid, int in_fd, int out_fd, const char *input, int timeout, char *buf,
+                     size_t *len, int *status)
 {
         int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         size_t input_left = input ? strlen(input) : 0;
@@ -153,7 +153,8 @@ int hook_exec(const struct hook_spec *hook, const char *state_json, int exec_fd,
         /* A hook that does not read its stdin must not kill us with SIGPIPE. */
         struct sigaction ignore = { .sa_handler = SIG_IGN }, saved;
         sigaction(SIGPIPE, &ignore, &saved);
-        int timed_out = supervise(pid, in[1], out[0], state_json, hook->timeout, buf, &len, &status);
+        int timed_out =
+                supervise(pid, in[1], out[0], state_json, hook->timeout, buf, &len, &status);
         sigaction(SIGPIPE, &saved, NULL);
         close(out[0]);
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))

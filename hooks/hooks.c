@@ -24,12 +24,9 @@ static const char *const kind_names[] = {
 
 /* The status the state on a hook's stdin has at that hook's moment. */
 static const char *const kind_status[] = {
-        [HOOK_PRESTART] = "created",
-        [HOOK_CREATE_RUNTIME] = "creating",
-        [HOOK_CREATE_CONTAINER] = "creating",
-        [HOOK_START_CONTAINER] = "created",
-        [HOOK_POSTSTART] = "running",
-        [HOOK_POSTSTOP] = "stopped",
+        [HOOK_PRESTART] = "created",          [HOOK_CREATE_RUNTIME] = "creating",
+        [HOOK_CREATE_CONTAINER] = "creating", [HOOK_START_CONTAINER] = "created",
+        [HOOK_POSTSTART] = "running",         [HOOK_POSTSTOP] = "stopped",
 };
 
 const char *hook_kind_name(enum hook_kind kind)
@@ -40,12 +37,18 @@ const char *hook_kind_name(enum hook_kind kind)
 const struct oci_hook_list *hook_list(const struct oci_hooks *hooks, enum hook_kind kind)
 {
         switch (kind) {
-        case HOOK_PRESTART: return &hooks->prestart;
-        case HOOK_CREATE_RUNTIME: return &hooks->create_runtime;
-        case HOOK_CREATE_CONTAINER: return &hooks->create_container;
-        case HOOK_START_CONTAINER: return &hooks->start_container;
-        case HOOK_POSTSTART: return &hooks->poststart;
-        case HOOK_POSTSTOP: return &hooks->poststop;
+        case HOOK_PRESTART:
+                return &hooks->prestart;
+        case HOOK_CREATE_RUNTIME:
+                return &hooks->create_runtime;
+        case HOOK_CREATE_CONTAINER:
+                return &hooks->create_container;
+        case HOOK_START_CONTAINER:
+                return &hooks->start_container;
+        case HOOK_POSTSTART:
+                return &hooks->poststart;
+        case HOOK_POSTSTOP:
+                return &hooks->poststop;
         }
         return NULL;
 }

@@ -17,8 +17,8 @@ struct oci_kv {
 
 struct oci_mount {
         char *destination;
-        char *type;   /* NULL when absent: a bind if options say so */
-        char *source; /* NULL when absent */
+        char *type;     /* NULL when absent: a bind if options say so */
+        char *source;   /* NULL when absent */
         char **options; /* NULL-terminated, may be NULL */
         size_t n_options;
         struct oci_idmap *uid_mappings;
@@ -34,8 +34,8 @@ struct oci_idmap {
 };
 
 struct oci_rlimit {
-        char *type;     /* "RLIMIT_NOFILE" */
-        int resource;   /* RLIMIT_NOFILE, resolved by the parser */
+        char *type;   /* "RLIMIT_NOFILE" */
+        int resource; /* RLIMIT_NOFILE, resolved by the parser */
         uint64_t soft;
         uint64_t hard;
 };
@@ -88,7 +88,7 @@ struct oci_process {
         char **args; /* NULL-terminated, n_args >= 1 */
         size_t n_args;
         char *command_line; /* Windows-only */
-        char **env; /* NULL-terminated, may be NULL */
+        char **env;         /* NULL-terminated, may be NULL */
         size_t n_env;
         char *cwd;
         bool has_capabilities;
@@ -150,7 +150,7 @@ struct oci_namespace {
 
 struct oci_device {
         char *path;
-        char type; /* 'c', 'b', 'u' or 'p' */
+        char type;            /* 'c', 'b', 'u' or 'p' */
         int64_t major, minor; /* -1 when absent (only 'p' may omit them) */
         bool has_file_mode;
         uint32_t file_mode;
@@ -363,7 +363,7 @@ void oci_process_free(struct oci_process *process);
 /* Lookups used by several layers. */
 const char *oci_annotation(const struct oci_config *config, const char *key);
 const struct oci_namespace *oci_config_namespace(const struct oci_config *config,
-                                                  enum oci_namespace_type type);
+                                                 enum oci_namespace_type type);
 const char *oci_namespace_type_name(enum oci_namespace_type type); /* "network" */
 const char *oci_namespace_proc_name(enum oci_namespace_type type); /* "net" */
 

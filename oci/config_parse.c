@@ -70,8 +70,8 @@ int oci_each_element(yajl_val obj, const char *key, struct jpath *p, void *items
         return 1;
 }
 
-int oci_check_known(const char *value, const char *const *known, struct jpath *p,
-                    const char *what, struct sb_error *err)
+int oci_check_known(const char *value, const char *const *known, struct jpath *p, const char *what,
+                    struct sb_error *err)
 {
         _cleanup_free_ char *shown = NULL;
 
@@ -156,8 +156,7 @@ static int parse_hook(yajl_val v, struct jpath *p, void *item, struct sb_error *
         return 0;
 }
 
-static int parse_hooks(yajl_val obj, struct jpath *p, struct oci_hooks *hooks,
-                       struct sb_error *err)
+static int parse_hooks(yajl_val obj, struct jpath *p, struct oci_hooks *hooks, struct sb_error *err)
 {
         const struct {
                 const char *key;
@@ -204,8 +203,8 @@ static int parse_config_tree(yajl_val tree, struct oci_config *c, struct sb_erro
         if (r < 0)
                 return -1;
         c->has_root = r > 0;
-        if (oci_each_element(tree, "mounts", &p, &c->mounts, sizeof(struct oci_mount),
-                             &c->n_mounts, parse_mount, err) < 0)
+        if (oci_each_element(tree, "mounts", &p, &c->mounts, sizeof(struct oci_mount), &c->n_mounts,
+                             parse_mount, err) < 0)
                 return -1;
 
         r = json_get_object(tree, "process", &p, &v, err);
@@ -225,8 +224,8 @@ static int parse_config_tree(yajl_val tree, struct oci_config *c, struct sb_erro
         if (json_get_string(tree, "hostname", &p, &c->hostname, err) < 0 ||
             json_get_string(tree, "domainname", &p, &c->domainname, err) < 0 ||
             parse_hooks(tree, &p, &c->hooks, err) < 0 ||
-            json_get_string_map(tree, "annotations", &p, &c->annotations, &c->n_annotations,
-                                err) < 0)
+            json_get_string_map(tree, "annotations", &p, &c->annotations, &c->n_annotations, err) <
+                    0)
                 return -1;
 
         r = json_get_object(tree, "linux", &p, &v, err);

@@ -21,8 +21,8 @@ int oci_parse_idmaps(yajl_val obj, const char *key, struct jpath *p, struct oci_
 int oci_check_absolute(const char *s, struct jpath *p, const char *key, struct sb_error *err);
 /* "<path>: unknown <what> \"x\"" unless value is in the NULL-terminated list;
  * the _member form first appends ".key" and accepts a NULL value. */
-int oci_check_known(const char *value, const char *const *known, struct jpath *p,
-                    const char *what, struct sb_error *err);
+int oci_check_known(const char *value, const char *const *known, struct jpath *p, const char *what,
+                    struct sb_error *err);
 int oci_check_known_member(const char *value, const char *const *known, struct jpath *p,
                            const char *key, const char *what, struct sb_error *err);
 /* Calls fn for each element of array member `key`, with the path at key[i]. */

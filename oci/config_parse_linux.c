@@ -17,14 +17,16 @@
 #include <string.h>
 
 static const char *const propagations[] = {
-        "shared",  "slave",  "private",  "unbindable",
-        "rshared", "rslave", "rprivate", "runbindable", NULL,
+        "shared", "slave",    "private",     "unbindable", "rshared",
+        "rslave", "rprivate", "runbindable", NULL,
 };
 
 static const char *const seccomp_actions[] = {
-        "SCMP_ACT_KILL",  "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
-        "SCMP_ACT_TRAP",  "SCMP_ACT_ERRNO",        "SCMP_ACT_TRACE",
-        "SCMP_ACT_ALLOW", "SCMP_ACT_LOG",          "SCMP_ACT_NOTIFY", NULL,
+        "SCMP_ACT_KILL",        "SCMP_ACT_KILL_PROCESS",
+        "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",
+        "SCMP_ACT_ERRNO",       "SCMP_ACT_TRACE",
+        "SCMP_ACT_ALLOW",       "SCMP_ACT_LOG",
+        "SCMP_ACT_NOTIFY",      NULL,
 };
 
 static const char *const seccomp_ops[] = {
@@ -34,14 +36,12 @@ static const char *const seccomp_ops[] = {
 
 /* libseccomp's architecture names (seccomp_arch_resolve_name), in OCI form. */
 static const char *const seccomp_archs[] = {
-        "SCMP_ARCH_X86",         "SCMP_ARCH_X86_64",    "SCMP_ARCH_X32",
-        "SCMP_ARCH_ARM",         "SCMP_ARCH_AARCH64",   "SCMP_ARCH_MIPS",
-        "SCMP_ARCH_MIPS64",      "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",
-        "SCMP_ARCH_MIPSEL64",    "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
-        "SCMP_ARCH_PPC64",       "SCMP_ARCH_PPC64LE",   "SCMP_ARCH_S390",
-        "SCMP_ARCH_S390X",       "SCMP_ARCH_PARISC",    "SCMP_ARCH_PARISC64",
-        "SCMP_ARCH_RISCV64",     "SCMP_ARCH_LOONGARCH64", "SCMP_ARCH_M68K",
-        "SCMP_ARCH_SH",          "SCMP_ARCH_SHEB",      NULL,
+        "SCMP_ARCH_X86",     "SCMP_ARCH_X86_64",   "SCMP_ARCH_X32",         "SCMP_ARCH_ARM",
+        "SCMP_ARCH_AARCH64", "SCMP_ARCH_MIPS",     "SCMP_ARCH_MIPS64",      "SCMP_ARCH_MIPS64N32",
+        "SCMP_ARCH_MIPSEL",  "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+        "SCMP_ARCH_PPC64",   "SCMP_ARCH_PPC64LE",  "SCMP_ARCH_S390",        "SCMP_ARCH_S390X",
+        "SCMP_ARCH_PARISC",  "SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64",     "SCMP_ARCH_LOONGARCH64",
+        "SCMP_ARCH_M68K",    "SCMP_ARCH_SH",       "SCMP_ARCH_SHEB",        NULL,
 };
 
 static const char *const personality_domains[] = { "LINUX", "LINUX32", NULL };
@@ -126,9 +126,8 @@ static int parse_namespace(yajl_val v, struct jpath *p, void *item, struct sb_er
 static int parse_namespaces(yajl_val obj, struct jpath *p, struct oci_linux *l,
                             struct sb_error *err)
 {
-        int r = oci_each_element(obj, "namespaces", p, &l->namespaces,
-                                 sizeof(struct oci_namespace), &l->n_namespaces, parse_namespace,
-                                 err);
+        int r = oci_each_element(obj, "namespaces", p, &l->namespaces, sizeof(struct oci_namespace),
+                                 &l->n_namespaces, parse_namespace, err);
 
         if (r <= 0)
                 return r;
@@ -226,17 +225,17 @@ static int parse_seccomp_syscall(yajl_val v, struct jpath *p, void *item, struct
                 return -1;
         }
         if (json_require_string(v, "action", p, &s->action, err) < 0 ||
-            oci_check_known_member(s->action, seccomp_actions, p, "action", "seccomp action",
-                                   err) < 0)
+            oci_check_known_member(s->action, seccomp_actions, p, "action", "seccomp action", err) <
+                    0)
                 return -1;
         r = json_get_u32(v, "errnoRet", p, &s->errno_ret, err);
         if (r < 0)
                 return -1;
         s->has_errno_ret = r > 0;
         return oci_each_element(v, "args", p, &s->args, sizeof(struct oci_seccomp_arg), &s->n_args,
-                                parse_seccomp_arg, err) < 0
-                       ? -1
-                       : 0;
+                                parse_seccomp_arg, err) < 0 ?
+                       -1 :
+                       0;
 }
 
 static bool seccomp_uses_notify(const struct oci_seccomp *s)
@@ -311,8 +310,7 @@ static int parse_seccomp(yajl_val obj, struct jpath *p, struct oci_linux *l, str
         return r;
 }
 
-static int parse_intel_rdt(yajl_val obj, struct jpath *p, struct oci_linux *l,
-                           struct sb_error *err)
+static int parse_intel_rdt(yajl_val obj, struct jpath *p, struct oci_linux *l, struct sb_error *err)
 {
         struct oci_intel_rdt *rdt;
         yajl_val v = NULL;
@@ -371,8 +369,7 @@ static int parse_time_offset(yajl_val v, struct jpath *p, const char *clock, str
         int64_t secs = 0, nanosecs = 0;
 
         if (oci_check_known(clock, time_clocks, p, "clock", err) < 0 ||
-            json_check_object(v, p, err) < 0 ||
-            json_get_i64(v, "secs", p, &secs, err) < 0 ||
+            json_check_object(v, p, err) < 0 || json_get_i64(v, "secs", p, &secs, err) < 0 ||
             json_get_int(v, "nanosecs", p, 0, 999999999, &nanosecs, err) < 0)
                 return -1;
         kv->key = strdup(clock);
@@ -420,8 +417,7 @@ static int parse_time_offsets(yajl_val obj, struct jpath *p, struct oci_linux *l
         return 0;
 }
 
-static int parse_resources(yajl_val obj, struct jpath *p, struct oci_linux *l,
-                           struct sb_error *err)
+static int parse_resources(yajl_val obj, struct jpath *p, struct oci_linux *l, struct sb_error *err)
 {
         yajl_val v = NULL;
         size_t saved;
@@ -438,8 +434,7 @@ static int parse_resources(yajl_val obj, struct jpath *p, struct oci_linux *l,
         return r;
 }
 
-static int parse_path_lists(yajl_val v, struct jpath *p, struct oci_linux *l,
-                            struct sb_error *err)
+static int parse_path_lists(yajl_val v, struct jpath *p, struct oci_linux *l, struct sb_error *err)
 {
         int r = json_get_strv(v, "maskedPaths", p, &l->masked_paths, &l->n_masked_paths, err);
 
@@ -452,8 +447,7 @@ static int parse_path_lists(yajl_val v, struct jpath *p, struct oci_linux *l,
         if (r < 0)
                 return -1;
         l->has_readonly_paths = r > 0;
-        return check_strv_absolute(l->readonly_paths, l->n_readonly_paths, p, "readonlyPaths",
-                                   err);
+        return check_strv_absolute(l->readonly_paths, l->n_readonly_paths, p, "readonlyPaths", err);
 }
 
 int oci_parse_linux_obj(yajl_val v, struct jpath *p, struct oci_linux *l, struct sb_error *err)
@@ -461,8 +455,8 @@ int oci_parse_linux_obj(yajl_val v, struct jpath *p, struct oci_linux *l, struct
         if (parse_namespaces(v, p, l, err) < 0 ||
             oci_parse_idmaps(v, "uidMappings", p, &l->uid_mappings, &l->n_uid_mappings, err) < 0 ||
             oci_parse_idmaps(v, "gidMappings", p, &l->gid_mappings, &l->n_gid_mappings, err) < 0 ||
-            oci_each_element(v, "devices", p, &l->devices, sizeof(struct oci_device),
-                             &l->n_devices, parse_device, err) < 0 ||
+            oci_each_element(v, "devices", p, &l->devices, sizeof(struct oci_device), &l->n_devices,
+                             parse_device, err) < 0 ||
             json_get_string(v, "cgroupsPath", p, &l->cgroups_path, err) < 0 ||
             parse_resources(v, p, l, err) < 0 ||
             json_get_string(v, "rootfsPropagation", p, &l->rootfs_propagation, err) < 0 ||

@@ -13,17 +13,21 @@
 #include <string.h>
 
 static const char *const ioprio_classes[] = {
-        "IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", NULL,
+        "IOPRIO_CLASS_RT",
+        "IOPRIO_CLASS_BE",
+        "IOPRIO_CLASS_IDLE",
+        NULL,
 };
 
 static const char *const sched_policies[] = {
-        "SCHED_OTHER", "SCHED_FIFO",  "SCHED_RR",       "SCHED_BATCH",
-        "SCHED_ISO",   "SCHED_IDLE",  "SCHED_DEADLINE", NULL,
+        "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR",       "SCHED_BATCH",
+        "SCHED_ISO",   "SCHED_IDLE", "SCHED_DEADLINE", NULL,
 };
 
 static const char *const sched_flags[] = {
-        "SCHED_FLAG_RESET_ON_FORK",  "SCHED_FLAG_RECLAIM",        "SCHED_FLAG_DL_OVERRUN",
-        "SCHED_FLAG_KEEP_POLICY",    "SCHED_FLAG_KEEP_PARAMS",    "SCHED_FLAG_UTIL_CLAMP_MIN",
+        "SCHED_FLAG_RESET_ON_FORK",  "SCHED_FLAG_RECLAIM",
+        "SCHED_FLAG_DL_OVERRUN",     "SCHED_FLAG_KEEP_POLICY",
+        "SCHED_FLAG_KEEP_PARAMS",    "SCHED_FLAG_UTIL_CLAMP_MIN",
         "SCHED_FLAG_UTIL_CLAMP_MAX", NULL,
 };
 
@@ -126,8 +130,8 @@ static int parse_user(yajl_val obj, struct jpath *p, struct oci_user *user, stru
         return r;
 }
 
-static int parse_cap_set(yajl_val obj, const char *key, struct jpath *p, uint64_t *mask,
-                         bool *has, struct sb_error *err)
+static int parse_cap_set(yajl_val obj, const char *key, struct jpath *p, uint64_t *mask, bool *has,
+                         struct sb_error *err)
 {
         yajl_val arr = NULL;
         size_t saved;
@@ -292,8 +296,8 @@ static int parse_scheduler(yajl_val obj, struct jpath *p, struct oci_process *pr
             json_get_i32(v, "nice", p, &s->nice, err) < 0 ||
             json_get_i32(v, "priority", p, &s->priority, err) < 0 ||
             json_get_strv(v, "flags", p, &s->flags, &s->n_flags, err) < 0 ||
-            check_each_known(s->flags, s->n_flags, sched_flags, p, "flags", "scheduler flag",
-                             err) < 0 ||
+            check_each_known(s->flags, s->n_flags, sched_flags, p, "flags", "scheduler flag", err) <
+                    0 ||
             json_get_u64(v, "runtime", p, &s->runtime, err) < 0 ||
             json_get_u64(v, "deadline", p, &s->deadline, err) < 0 ||
             json_get_u64(v, "period", p, &s->period, err) < 0)

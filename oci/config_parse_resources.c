@@ -134,8 +134,7 @@ static int parse_memory(yajl_val obj, struct jpath *p, struct oci_resources *res
             get_u64_has(v, "swappiness", p, &m->swappiness, &m->has_swappiness, err) < 0 ||
             get_bool_has(v, "disableOOMKiller", p, &m->disable_oom_killer,
                          &m->has_disable_oom_killer, err) < 0 ||
-            get_bool_has(v, "useHierarchy", p, &m->use_hierarchy, &m->has_use_hierarchy, err) <
-                    0 ||
+            get_bool_has(v, "useHierarchy", p, &m->use_hierarchy, &m->has_use_hierarchy, err) < 0 ||
             get_bool_has(v, "checkBeforeUpdate", p, &m->check_before_update,
                          &m->has_check_before_update, err) < 0)
                 r = -1;
@@ -143,8 +142,7 @@ static int parse_memory(yajl_val obj, struct jpath *p, struct oci_resources *res
         return r;
 }
 
-static int parse_cpu(yajl_val obj, struct jpath *p, struct oci_resources *res,
-                     struct sb_error *err)
+static int parse_cpu(yajl_val obj, struct jpath *p, struct oci_resources *res, struct sb_error *err)
 {
         struct oci_cpu *c;
         yajl_val v = NULL;
@@ -164,8 +162,8 @@ static int parse_cpu(yajl_val obj, struct jpath *p, struct oci_resources *res,
             get_u64_has(v, "period", p, &c->period, &c->has_period, err) < 0 ||
             get_i64_has(v, "realtimeRuntime", p, &c->realtime_runtime, &c->has_realtime_runtime,
                         err) < 0 ||
-            get_u64_has(v, "realtimePeriod", p, &c->realtime_period, &c->has_realtime_period,
-                        err) < 0 ||
+            get_u64_has(v, "realtimePeriod", p, &c->realtime_period, &c->has_realtime_period, err) <
+                    0 ||
             json_get_string(v, "cpus", p, &c->cpus, err) < 0 ||
             json_get_string(v, "mems", p, &c->mems, err) < 0 ||
             get_i64_has(v, "idle", p, &c->idle, &c->has_idle, err) < 0)
@@ -242,8 +240,7 @@ static int parse_block_io(yajl_val obj, struct jpath *p, struct oci_resources *r
             parse_throttle_list(v, "throttleReadBpsDevice", p, &b->throttle_read_bps, err) < 0 ||
             parse_throttle_list(v, "throttleWriteBpsDevice", p, &b->throttle_write_bps, err) < 0 ||
             parse_throttle_list(v, "throttleReadIOPSDevice", p, &b->throttle_read_iops, err) < 0 ||
-            parse_throttle_list(v, "throttleWriteIOPSDevice", p, &b->throttle_write_iops, err) <
-                    0)
+            parse_throttle_list(v, "throttleWriteIOPSDevice", p, &b->throttle_write_iops, err) < 0)
                 r = -1;
         jpath_pop(p, saved);
         return r;
@@ -375,7 +372,8 @@ struct oci_resources *oci_resources_parse(const char *json, size_t len, const ch
                 sb_fail(err, ENOMEM, "%s", origin);
                 return NULL;
         }
-        if (json_check_object(tree, &p, err) < 0 || oci_parse_resources_obj(tree, &p, res, err) < 0) {
+        if (json_check_object(tree, &p, err) < 0 ||
+            oci_parse_resources_obj(tree, &p, res, err) < 0) {
                 oci_resources_free(res);
                 sb_error_prefix(err, "%s", origin);
                 return NULL;

@@ -29,9 +29,11 @@ static int json_prescan(const char *s, size_t len, struct sb_error *err)
 
                 if (in_string) {
                         if (c == '\\') {
-                                if (i + 5 < len && s[i + 1] == 'u' && memcmp(s + i + 2, "0000", 4) == 0)
-                                        return sb_fail(err, 0,
-                                                       "invalid JSON: strings must not contain \\u0000");
+                                if (i + 5 < len && s[i + 1] == 'u' &&
+                                    memcmp(s + i + 2, "0000", 4) == 0)
+                                        return sb_fail(
+                                                err, 0,
+                                                "invalid JSON: strings must not contain \\u0000");
                                 i++;
                         } else if (c == '"') {
                                 in_string = false;
@@ -42,8 +44,7 @@ static int json_prescan(const char *s, size_t len, struct sb_error *err)
                         in_string = true;
                 } else if (c == '[' || c == '{') {
                         if (++depth > JSON_MAX_DEPTH)
-                                return sb_fail(err, 0,
-                                               "invalid JSON: nested deeper than %d levels",
+                                return sb_fail(err, 0, "invalid JSON: nested deeper than %d levels",
                                                JSON_MAX_DEPTH);
                 } else if ((c == ']' || c == '}') && depth > 0) {
                         depth--;
@@ -317,8 +318,7 @@ int json_fail_required(struct jpath *p, const char *key, struct sb_error *err)
         return -1;
 }
 
-int json_get_bool(yajl_val obj, const char *key, struct jpath *p, bool *out,
-                  struct sb_error *err)
+int json_get_bool(yajl_val obj, const char *key, struct jpath *p, bool *out, struct sb_error *err)
 {
         yajl_val v = json_member(obj, key);
         size_t saved;
@@ -362,8 +362,7 @@ int json_get_uint(yajl_val obj, const char *key, struct jpath *p, uint64_t max, 
         return r < 0 ? -1 : 1;
 }
 
-int json_get_i32(yajl_val obj, const char *key, struct jpath *p, int32_t *out,
-                 struct sb_error *err)
+int json_get_i32(yajl_val obj, const char *key, struct jpath *p, int32_t *out, struct sb_error *err)
 {
         int64_t v;
         int r = json_get_int(obj, key, p, INT32_MIN, INT32_MAX, &v, err);
@@ -373,8 +372,7 @@ int json_get_i32(yajl_val obj, const char *key, struct jpath *p, int32_t *out,
         return r;
 }
 
-int json_get_i64(yajl_val obj, const char *key, struct jpath *p, int64_t *out,
-                 struct sb_error *err)
+int json_get_i64(yajl_val obj, const char *key, struct jpath *p, int64_t *out, struct sb_error *err)
 {
         return json_get_int(obj, key, p, INT64_MIN, INT64_MAX, out, err);
 }
@@ -568,10 +566,10 @@ int jgen_init(struct jgen *j, bool pretty, struct sb_error *err)
         return 0;
 }
 
-#define JGEN_CALL(j, call)                                                                        \
-        do {                                                                                      \
-                if ((j)->status == yajl_gen_status_ok)                                            \
-                        (j)->status = (call);                                                     \
+#define JGEN_CALL(j, call)                             \
+        do {                                           \
+                if ((j)->status == yajl_gen_status_ok) \
+                        (j)->status = (call);          \
         } while (0)
 
 void jgen_map_open(struct jgen *j)

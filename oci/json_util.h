@@ -67,8 +67,7 @@ int json_check_array(yajl_val v, const struct jpath *p, struct sb_error *err);
  * 1 when present and stored. */
 int json_get_string(yajl_val obj, const char *key, struct jpath *p, char **out,
                     struct sb_error *err);
-int json_get_bool(yajl_val obj, const char *key, struct jpath *p, bool *out,
-                  struct sb_error *err);
+int json_get_bool(yajl_val obj, const char *key, struct jpath *p, bool *out, struct sb_error *err);
 int json_get_int(yajl_val obj, const char *key, struct jpath *p, int64_t min, int64_t max,
                  int64_t *out, struct sb_error *err);
 int json_get_uint(yajl_val obj, const char *key, struct jpath *p, uint64_t max, uint64_t *out,

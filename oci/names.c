@@ -75,22 +75,14 @@ static const struct {
         const char *name;
         int resource;
 } rlimit_names[] = {
-        { "RLIMIT_CPU", RLIMIT_CPU },
-        { "RLIMIT_FSIZE", RLIMIT_FSIZE },
-        { "RLIMIT_DATA", RLIMIT_DATA },
-        { "RLIMIT_STACK", RLIMIT_STACK },
-        { "RLIMIT_CORE", RLIMIT_CORE },
-        { "RLIMIT_RSS", RLIMIT_RSS },
-        { "RLIMIT_NPROC", RLIMIT_NPROC },
-        { "RLIMIT_NOFILE", RLIMIT_NOFILE },
-        { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },
-        { "RLIMIT_AS", RLIMIT_AS },
-        { "RLIMIT_LOCKS", RLIMIT_LOCKS },
-        { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
-        { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
-        { "RLIMIT_NICE", RLIMIT_NICE },
-        { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },
-        { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+        { "RLIMIT_CPU", RLIMIT_CPU },           { "RLIMIT_FSIZE", RLIMIT_FSIZE },
+        { "RLIMIT_DATA", RLIMIT_DATA },         { "RLIMIT_STACK", RLIMIT_STACK },
+        { "RLIMIT_CORE", RLIMIT_CORE },         { "RLIMIT_RSS", RLIMIT_RSS },
+        { "RLIMIT_NPROC", RLIMIT_NPROC },       { "RLIMIT_NOFILE", RLIMIT_NOFILE },
+        { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },   { "RLIMIT_AS", RLIMIT_AS },
+        { "RLIMIT_LOCKS", RLIMIT_LOCKS },       { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
+        { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE }, { "RLIMIT_NICE", RLIMIT_NICE },
+        { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },     { "RLIMIT_RTTIME", RLIMIT_RTTIME },
 };
 
 int oci_rlimit_from_name(const char *name)
@@ -104,14 +96,14 @@ int oci_rlimit_from_name(const char *name)
 }
 
 static const char *const namespace_type_names[OCI_NS_COUNT] = {
-        [OCI_NS_PID] = "pid",     [OCI_NS_NETWORK] = "network", [OCI_NS_MOUNT] = "mount",
-        [OCI_NS_IPC] = "ipc",     [OCI_NS_UTS] = "uts",         [OCI_NS_USER] = "user",
+        [OCI_NS_PID] = "pid",       [OCI_NS_NETWORK] = "network", [OCI_NS_MOUNT] = "mount",
+        [OCI_NS_IPC] = "ipc",       [OCI_NS_UTS] = "uts",         [OCI_NS_USER] = "user",
         [OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
 };
 
 static const char *const namespace_proc_names[OCI_NS_COUNT] = {
-        [OCI_NS_PID] = "pid",     [OCI_NS_NETWORK] = "net", [OCI_NS_MOUNT] = "mnt",
-        [OCI_NS_IPC] = "ipc",     [OCI_NS_UTS] = "uts",     [OCI_NS_USER] = "user",
+        [OCI_NS_PID] = "pid",       [OCI_NS_NETWORK] = "net", [OCI_NS_MOUNT] = "mnt",
+        [OCI_NS_IPC] = "ipc",       [OCI_NS_UTS] = "uts",     [OCI_NS_USER] = "user",
         [OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
 };
 
@@ -140,7 +132,7 @@ const char *oci_annotation(const struct oci_config *config, const char *key)
 }
 
 const struct oci_namespace *oci_config_namespace(const struct oci_config *config,
-                                                  enum oci_namespace_type type)
+                                                 enum oci_namespace_type type)
 {
         if (config == NULL || config->linux_ == NULL)
                 return NULL;

@@ -88,8 +88,8 @@ static int parse_record(yajl_val tree, struct oci_state *s, struct sb_error *err
             json_get_string(tree, "owner", &p, &s->owner, err) < 0 ||
             json_get_bool(tree, "started", &p, &s->started, err) < 0 ||
             json_get_string(tree, "cgroupPath", &p, &s->cgroup_path, err) < 0 ||
-            json_get_string_map(tree, "annotations", &p, &s->annotations, &s->n_annotations,
-                                err) < 0)
+            json_get_string_map(tree, "annotations", &p, &s->annotations, &s->n_annotations, err) <
+                    0)
                 return -1;
         s->pid = (int)pid;
         if (s->n_annotations == 0) {

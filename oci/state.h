@@ -14,14 +14,14 @@ struct sb_error;
 struct oci_state {
         char *oci_version;
         char *id;
-        char *status; /* "creating", "created", "running", "stopped", "paused" */
-        int pid;      /* host pid of the container process, 0 if none */
+        char *status;            /* "creating", "created", "running", "stopped", "paused" */
+        int pid;                 /* host pid of the container process, 0 if none */
         uint64_t pid_start_time; /* field 22 of /proc/<pid>/stat: defeats pid reuse */
         char *bundle;
         char *rootfs;
         char *created; /* RFC 3339 */
         char *owner;
-        bool started; /* `start` has released the process */
+        bool started;      /* `start` has released the process */
         char *cgroup_path; /* absolute path of the container's cgroup, may be NULL */
         struct oci_kv *annotations;
         size_t n_annotations;

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 /* The controllers sbrun enables for a container when the host offers them. */
-static const char *const known_controllers[] = { "cpuset", "cpu",   "io",   "memory",
-                                                 "hugetlb", "pids", "rdma", "misc", NULL };
+static const char *const known_controllers[] = { "cpuset", "cpu",  "io",   "memory", "hugetlb",
+                                                 "pids",   "rdma", "misc", NULL };
 
 static int read_at(int dirfd, const char *file, char **out, struct sb_error *err)
 {
@@ -134,16 +134,20 @@ static int enable_controllers(int dirfd, const char *path, struct sb_error *err)
                         continue;
                 if (!cgroup_list_has(available, name)) {
                         if (is_required(name))
-                                return sb_fail(err, 0, "cgroup v2: the %s controller is not "
-                                                       "available in %s", name, path);
+                                return sb_fail(err, 0,
+                                               "cgroup v2: the %s controller is not "
+                                               "available in %s",
+                                               name, path);
                         continue;
                 }
                 snprintf(op, sizeof(op), "+%s", name);
                 if (write_at(dirfd, "cgroup.subtree_control", op) == 0)
                         continue;
                 if (is_required(name))
-                        return sb_fail(err, errno, "cgroup v2: enable the %s controller in "
-                                                   "%s/cgroup.subtree_control%s", name, path,
+                        return sb_fail(err, errno,
+                                       "cgroup v2: enable the %s controller in "
+                                       "%s/cgroup.subtree_control%s",
+                                       name, path,
                                        errno == EBUSY ? " (the cgroup holds processes)" : "");
                 sb_debug("cgroup v2: %s not enabled in %s: %s", name, path, strerror(errno));
         }
@@ -256,9 +260,10 @@ static int apply_one(struct cgroup *cg, const struct cgroup_setting *s, const ch
                 return sb_fail(err, 0, "%s: \"%s\" is not a cgroup v2 interface file", s->field,
                                s->file);
         if (strcmp(controller, "cgroup") != 0 && !cgroup_list_has(available, controller))
-                return sb_fail(err, 0, "%s: the %s controller is not available in %s "
-                                       "(available: %s)", s->field, controller, cg->path,
-                               *available ? available : "none");
+                return sb_fail(err, 0,
+                               "%s: the %s controller is not available in %s "
+                               "(available: %s)",
+                               s->field, controller, cg->path, *available ? available : "none");
         if (write_at(cg->dir_fd, s->file, s->value) == 0)
                 return 0;
         if (errno == ENOENT && s->fallback_file) {
@@ -465,7 +470,8 @@ static int remove_children(int dirfd, int depth)
         while ((de = readdir(dir)) != NULL) {
                 if (de->d_type != DT_DIR || de->d_name[0] == '.' || depth > 64)
                         continue;
-                int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int sub =
+                        openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0) {
                         remove_children(sub, depth + 1);
                         close(sub);

@@ -15,12 +15,15 @@ struct cgroup_root;
 struct cgroup_settings;
 
 struct cgroup {
-        int dir_fd;    /* O_DIRECTORY, O_CLOEXEC */
-        char *path;    /* absolute */
-        bool created;  /* made by this command: removed by cgroup_release */
+        int dir_fd;   /* O_DIRECTORY, O_CLOEXEC */
+        char *path;   /* absolute */
+        bool created; /* made by this command: removed by cgroup_release */
 };
 
-#define CGROUP_INIT { .dir_fd = -1 }
+#define CGROUP_INIT          \
+        {                    \
+                .dir_fd = -1 \
+        }
 #define CGROUP_WAIT_MS 10000
 
 /* Make <mount>/<rel>, enabling controllers in the subtree_control of each

@@ -28,7 +28,8 @@ static int normalize(const char *path, const char *shown, char **out, struct sb_
                 return sb_fail(err, 0, FIELD ": \"%s\": a newline is not allowed", shown);
         for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
                 if (strcmp(part, ".") == 0 || strcmp(part, "..") == 0)
-                        return sb_fail(err, 0, FIELD ": \"%s\": \"%s\" is not allowed", shown, part);
+                        return sb_fail(err, 0, FIELD ": \"%s\": \"%s\" is not allowed", shown,
+                                       part);
                 if (n > 0)
                         clean[n++] = '/';
                 memcpy(clean + n, part, strlen(part));
@@ -92,8 +93,10 @@ static int systemd_path(const char *cgroups_path, const char *id, char **out, st
         char *prefix = strchr(spec, ':');
         char *name = prefix ? strchr(prefix + 1, ':') : NULL;
         if (name == NULL || strchr(name + 1, ':'))
-                return sb_fail(err, 0, FIELD ": \"%s\": with --systemd-cgroup expected "
-                                      "\"slice:prefix:name\"", shown ? shown : "");
+                return sb_fail(err, 0,
+                               FIELD ": \"%s\": with --systemd-cgroup expected "
+                                     "\"slice:prefix:name\"",
+                               shown ? shown : "");
         *prefix++ = '\0';
         *name++ = '\0';
         if (*name == '\0' || strchr(name, '/') || strchr(prefix, '/'))

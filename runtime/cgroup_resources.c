@@ -153,12 +153,14 @@ static int convert_memory(struct builder *b, const struct oci_memory *m, struct 
                 int64_t swap = 0;
                 const char *why = NULL;
                 if (cgroup_swap_to_v2(m->swap, memory, &swap, &why) < 0)
-                        return sb_fail(err, 0, "%s.memory.swap: %" PRId64 " (memory.limit %" PRId64
-                                               "): %s", b->prefix, m->swap, memory, why);
+                        return sb_fail(err, 0,
+                                       "%s.memory.swap: %" PRId64 " (memory.limit %" PRId64 "): %s",
+                                       b->prefix, m->swap, memory, why);
                 /* Equal memory and memory+swap: no swap at all. */
                 if (swap != 0 || m->swap > 0) {
                         limit_value(v, sizeof(v), swap);
-                        struct cgroup_setting *s = add(b, "memory.swap", "memory.swap.max", "%s", v);
+                        struct cgroup_setting *s =
+                                add(b, "memory.swap", "memory.swap.max", "%s", v);
                         /* Without swap accounting there is no swap to limit:
                          * "max" and "0" mean nothing then (as runc). */
                         if (s && (swap == -1 || swap == 0))
@@ -222,7 +224,8 @@ static int convert_cpu(struct builder *b, const struct oci_cpu *c, struct sb_err
         if (c->mems && *c->mems)
                 add(b, "cpu.mems", "cpuset.mems", "%s", c->mems);
         if (c->has_realtime_runtime || c->has_realtime_period)
-                warn_ignored(b, c->has_realtime_runtime ? "cpu.realtimeRuntime" : "cpu.realtimePeriod",
+                warn_ignored(b,
+                             c->has_realtime_runtime ? "cpu.realtimeRuntime" : "cpu.realtimePeriod",
                              "cgroup v2 has no realtime group scheduling");
         return 0;
 }
@@ -255,7 +258,8 @@ static int convert_throttles(struct builder *b, const char *field, const char *k
                 snprintf(f, sizeof(f), "%s[%zu]", field, i);
                 /* A rate of 0 removes the limit, as in v1. */
                 if (d->rate == 0)
-                        add(b, f, "io.max", "%" PRId64 ":%" PRId64 " %s=max", d->major, d->minor, key);
+                        add(b, f, "io.max", "%" PRId64 ":%" PRId64 " %s=max", d->major, d->minor,
+                            key);
                 else
                         add(b, f, "io.max", "%" PRId64 ":%" PRId64 " %s=%" PRIu64, d->major,
                             d->minor, key, d->rate);
@@ -270,9 +274,8 @@ static int convert_block_io(struct builder *b, const struct oci_block_io *io, st
         if (io->has_weight && io->weight != 0) {
                 if (check_blkio_weight(b, "blockIO.weight", io->weight, err) < 0)
                         return -1;
-                struct cgroup_setting *s =
-                        add(b, "blockIO.weight", "io.weight", "default %" PRIu64,
-                            cgroup_blkio_weight_to_io_weight(io->weight));
+                struct cgroup_setting *s = add(b, "blockIO.weight", "io.weight", "default %" PRIu64,
+                                               cgroup_blkio_weight_to_io_weight(io->weight));
                 /* Without iocost the BFQ scheduler's file takes v1 weights. */
                 snprintf(v1, sizeof(v1), "%u", io->weight);
                 set_fallback(b, s, "io.bfq.weight", v1);
@@ -303,8 +306,8 @@ static int convert_block_io(struct builder *b, const struct oci_block_io *io, st
                               err) < 0 ||
             convert_throttles(b, "blockIO.throttleWriteBpsDevice", "wbps", &io->throttle_write_bps,
                               err) < 0 ||
-            convert_throttles(b, "blockIO.throttleReadIOPSDevice", "riops",
-                              &io->throttle_read_iops, err) < 0 ||
+            convert_throttles(b, "blockIO.throttleReadIOPSDevice", "riops", &io->throttle_read_iops,
+                              err) < 0 ||
             convert_throttles(b, "blockIO.throttleWriteIOPSDevice", "wiops",
                               &io->throttle_write_iops, err) < 0)
                 return -1;
@@ -328,8 +331,10 @@ static int convert_hugepages(struct builder *b, const struct oci_resources *res,
                 char field[64], file[64];
                 snprintf(field, sizeof(field), "hugepageLimits[%zu]", i);
                 if (!valid_page_size(h->page_size))
-                        return sb_fail(err, 0, "%s.%s.pageSize: \"%s\" is not a page size like "
-                                               "\"2MB\"", b->prefix, field, h->page_size);
+                        return sb_fail(err, 0,
+                                       "%s.%s.pageSize: \"%s\" is not a page size like "
+                                       "\"2MB\"",
+                                       b->prefix, field, h->page_size);
                 snprintf(file, sizeof(file), "hugetlb.%s.max", h->page_size);
                 add(b, field, file, "%" PRIu64, h->limit);
                 /* Reservations too (Linux ≥ 5.7), or pages reserved by
@@ -370,19 +375,22 @@ static bool unified_key_allowed(const char *key)
         return strcmp(key, "cgroup.max.depth") == 0 || strcmp(key, "cgroup.max.descendants") == 0;
 }
 
-static int convert_unified(struct builder *b, const struct oci_resources *res,
-                           struct sb_error *err)
+static int convert_unified(struct builder *b, const struct oci_resources *res, struct sb_error *err)
 {
         for (size_t i = 0; i < res->n_unified; i++) {
                 const char *key = res->unified[i].key;
                 const char *dot = strchr(key, '.');
                 char field[300];
                 if (*key == '\0' || strchr(key, '/') || dot == NULL || dot == key || dot[1] == '\0')
-                        return sb_fail(err, 0, "%s.unified: \"%s\" is not a cgroup v2 interface "
-                                               "file name", b->prefix, key);
+                        return sb_fail(err, 0,
+                                       "%s.unified: \"%s\" is not a cgroup v2 interface "
+                                       "file name",
+                                       b->prefix, key);
                 if (!unified_key_allowed(key))
-                        return sb_fail(err, 0, "%s.unified: \"%s\" is managed by sbrun and cannot "
-                                               "be set", b->prefix, key);
+                        return sb_fail(err, 0,
+                                       "%s.unified: \"%s\" is managed by sbrun and cannot "
+                                       "be set",
+                                       b->prefix, key);
                 snprintf(field, sizeof(field), "unified.%s", key);
                 add(b, field, key, "%s", res->unified[i].value);
         }

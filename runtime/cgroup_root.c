@@ -92,9 +92,9 @@ static int scan_mounts(struct cgroup_root *root, struct sb_error *err)
                  * bind) cannot map /proc/self/cgroup paths to directories. */
                 if (strcmp(mnt_root, "/") != 0)
                         continue;
-                int rank = strcmp(point, "/sys/fs/cgroup") == 0          ? 3
-                           : strcmp(point, "/sys/fs/cgroup/unified") == 0 ? 2
-                                                                          : 1;
+                int rank = strcmp(point, "/sys/fs/cgroup") == 0         ? 3 :
+                           strcmp(point, "/sys/fs/cgroup/unified") == 0 ? 2 :
+                                                                          1;
                 if (rank <= best)
                         continue;
                 best = rank;
@@ -103,9 +103,9 @@ static int scan_mounts(struct cgroup_root *root, struct sb_error *err)
                 if (root->mount == NULL)
                         return sb_fail(err, ENOMEM, "cgroup v2");
         }
-        root->layout = root->mount == NULL ? CGROUP_LAYOUT_LEGACY
-                       : v1                ? CGROUP_LAYOUT_HYBRID
-                                           : CGROUP_LAYOUT_UNIFIED;
+        root->layout = root->mount == NULL ? CGROUP_LAYOUT_LEGACY :
+                       v1                  ? CGROUP_LAYOUT_HYBRID :
+                                             CGROUP_LAYOUT_UNIFIED;
         return 0;
 }
 

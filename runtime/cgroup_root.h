@@ -20,7 +20,10 @@ struct cgroup_root {
         char *path;  /* the delegation root as an absolute path */
 };
 
-#define CGROUP_ROOT_INIT { .layout = CGROUP_LAYOUT_LEGACY }
+#define CGROUP_ROOT_INIT                       \
+        {                                      \
+                .layout = CGROUP_LAYOUT_LEGACY \
+        }
 
 /* The controllers every container's cgroup needs (DESIGN.md), in the order
  * messages name them. */

@@ -36,7 +36,8 @@ int cmd_create(const struct global_options *global, int argc, char **argv, struc
                 if (r < 0)
                         return 1;
                 if (r == 0)
-                        return sb_fail(err, 0, "create: unknown option \"%s\"", argv[optind - 1]), 1;
+                        return sb_fail(err, 0, "create: unknown option \"%s\"", argv[optind - 1]),
+                               1;
         }
         if (cli_require_id("create", argc, argv, optind, &req.id, err) < 0)
                 return 1;

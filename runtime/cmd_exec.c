@@ -57,8 +57,7 @@ static void usage(void)
 /* The container's config.json is the base of an exec without --process,
  * as with runc. */
 static struct oci_process *process_from_container(const struct global_options *global,
-                                                  const char *id,
-                                                  const struct exec_overrides *o,
+                                                  const char *id, const struct exec_overrides *o,
                                                   struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
@@ -91,32 +90,60 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
         cli_reset_getopt();
         while ((opt = getopt_long(argc, argv, "+p:w:e:tu:g:c:dh", options, NULL)) != -1) {
                 switch (opt) {
-                case 'p': process_file = optarg; break;
-                case 'w': o.cwd = optarg; break;
-                case 'e': strv_add(&o.env, optarg); break;
-                case 't': o.tty = true; break;
-                case 'u': o.user = optarg; break;
-                case 'g': strv_add(&o.additional_gids, optarg); break;
-                case 'c': strv_add(&o.caps, optarg); break;
-                case 'd': opts.detach = true; break;
-                case OPT_PID_FILE: opts.pid_file = optarg; break;
-                case OPT_CONSOLE_SOCKET: opts.console_socket = optarg; break;
+                case 'p':
+                        process_file = optarg;
+                        break;
+                case 'w':
+                        o.cwd = optarg;
+                        break;
+                case 'e':
+                        strv_add(&o.env, optarg);
+                        break;
+                case 't':
+                        o.tty = true;
+                        break;
+                case 'u':
+                        o.user = optarg;
+                        break;
+                case 'g':
+                        strv_add(&o.additional_gids, optarg);
+                        break;
+                case 'c':
+                        strv_add(&o.caps, optarg);
+                        break;
+                case 'd':
+                        opts.detach = true;
+                        break;
+                case OPT_PID_FILE:
+                        opts.pid_file = optarg;
+                        break;
+                case OPT_CONSOLE_SOCKET:
+                        opts.console_socket = optarg;
+                        break;
                 case OPT_PRESERVE_FDS:
-                        if (cli_parse_int("--preserve-fds", optarg, 1000, &opts.preserve_fds, err) < 0)
+                        if (cli_parse_int("--preserve-fds", optarg, 1000, &opts.preserve_fds, err) <
+                            0)
                                 goto out;
                         break;
-                case OPT_NO_NEW_PRIVS: o.no_new_privs = true; break;
+                case OPT_NO_NEW_PRIVS:
+                        o.no_new_privs = true;
+                        break;
                 case OPT_PROCESS_LABEL:
                         sb_fail(err, 0, "--process-label: SELinux is not enabled on this host");
                         goto out;
                 case OPT_APPARMOR:
                         sb_fail(err, 0, "--apparmor: AppArmor is not enabled on this host");
                         goto out;
-                case OPT_IGNORE_PAUSED: break;
+                case OPT_IGNORE_PAUSED:
+                        break;
                 case OPT_CGROUP:
-                        sb_fail(err, 0, "--cgroup: sub-cgroups for exec are not supported by sbrun");
+                        sb_fail(err, 0,
+                                "--cgroup: sub-cgroups for exec are not supported by sbrun");
                         goto out;
-                case 'h': usage(); status = 0; goto out;
+                case 'h':
+                        usage();
+                        status = 0;
+                        goto out;
                 default:
                         sb_fail(err, 0, "exec: unknown option \"%s\"", argv[optind - 1]);
                         goto out;

@@ -19,37 +19,38 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static const char *const hooks[] = { "prestart",       "createRuntime", "createContainer",
-                                     "startContainer", "poststart",     "poststop",
-                                     NULL };
+static const char *const hooks[] = {
+        "prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop",
+        NULL
+};
 
 /* Flag options only: the spec asks that data options (mode=, size=, gid=, …),
  * which go to mount(2) as-is, stay out of this list. */
 static const char *const mount_options[] = {
-        "bind",    "dev",    "exec",     "noatime", "nodev",    "noexec",      "nosuid",
-        "private", "rbind",  "relatime", "ro",      "rprivate", "rshared",     "rslave",
-        "rw",      "shared", "slave",    "strictatime", "suid", NULL,
+        "bind",    "dev",    "exec",     "noatime",     "nodev",    "noexec",  "nosuid",
+        "private", "rbind",  "relatime", "ro",          "rprivate", "rshared", "rslave",
+        "rw",      "shared", "slave",    "strictatime", "suid",     NULL,
 };
 
 static const char *const seccomp_actions[] = {
-        "SCMP_ACT_ALLOW",      "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
-        "SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG",  "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE",
-        "SCMP_ACT_TRAP",       NULL,
+        "SCMP_ACT_ALLOW",       "SCMP_ACT_ERRNO",
+        "SCMP_ACT_KILL",        "SCMP_ACT_KILL_PROCESS",
+        "SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG",
+        "SCMP_ACT_NOTIFY",      "SCMP_ACT_TRACE",
+        "SCMP_ACT_TRAP",        NULL,
 };
 
 static const char *const seccomp_operators[] = { "SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT",
-                                                 "SCMP_CMP_LE", "SCMP_CMP_LT",
-                                                 "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE", NULL };
+                                                 "SCMP_CMP_LE", "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ",
+                                                 "SCMP_CMP_NE", NULL };
 
 /* Every architecture libseccomp 2.5 can build a filter for. */
 static const char *const seccomp_archs[] = {
-        "SCMP_ARCH_AARCH64",  "SCMP_ARCH_ARM",      "SCMP_ARCH_MIPS",
-        "SCMP_ARCH_MIPS64",   "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",
-        "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PARISC",
-        "SCMP_ARCH_PARISC64", "SCMP_ARCH_PPC",      "SCMP_ARCH_PPC64",
-        "SCMP_ARCH_PPC64LE",  "SCMP_ARCH_RISCV64",  "SCMP_ARCH_S390",
-        "SCMP_ARCH_S390X",    "SCMP_ARCH_X32",      "SCMP_ARCH_X86",
-        "SCMP_ARCH_X86_64",   NULL,
+        "SCMP_ARCH_AARCH64",   "SCMP_ARCH_ARM",      "SCMP_ARCH_MIPS",     "SCMP_ARCH_MIPS64",
+        "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",   "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32",
+        "SCMP_ARCH_PARISC",    "SCMP_ARCH_PARISC64", "SCMP_ARCH_PPC",      "SCMP_ARCH_PPC64",
+        "SCMP_ARCH_PPC64LE",   "SCMP_ARCH_RISCV64",  "SCMP_ARCH_S390",     "SCMP_ARCH_S390X",
+        "SCMP_ARCH_X32",       "SCMP_ARCH_X86",      "SCMP_ARCH_X86_64",   NULL,
 };
 
 struct seccomp_flag {
@@ -164,8 +165,10 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
         snprintf(libseccomp_version, sizeof(libseccomp_version), "%u.%u.%u", v->major, v->minor,
                  v->micro);
         const char *annotations[] = {
-                "run.sbrun.version", PACKAGE_VERSION,
-                "io.github.seccomp.libseccomp.version", libseccomp_version,
+                "run.sbrun.version",
+                PACKAGE_VERSION,
+                "io.github.seccomp.libseccomp.version",
+                libseccomp_version,
                 NULL,
         };
         const struct oci_features features = {

@@ -44,8 +44,9 @@ static struct oci_state *peek_state(int root_fd, const char *id)
 
 static void print_row(const struct oci_state *s)
 {
-        printf("%-12s %-10d %-10s %-40s %-31s %s\n", s->id, strcmp(s->status, "stopped") == 0 ? 0 : s->pid,
-               s->status, s->bundle ? s->bundle : "", s->created ? s->created : "",
+        printf("%-12s %-10d %-10s %-40s %-31s %s\n", s->id,
+               strcmp(s->status, "stopped") == 0 ? 0 : s->pid, s->status,
+               s->bundle ? s->bundle : "", s->created ? s->created : "",
                s->owner && *s->owner ? s->owner : "root");
 }
 
@@ -69,7 +70,9 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
                         if (strcmp(optarg, "json") == 0)
                                 json = true;
                         else if (strcmp(optarg, "table") != 0)
-                                return sb_fail(err, 0, "list: --format: unknown format \"%s\"", optarg), 1;
+                                return sb_fail(err, 0, "list: --format: unknown format \"%s\"",
+                                               optarg),
+                                       1;
                         break;
                 case 'q':
                         quiet = true;

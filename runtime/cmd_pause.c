@@ -46,8 +46,8 @@ static int freeze_command(const struct global_options *global, int argc, char **
                 return 1;
         const char *status = container_status(state);
         /* runc pauses created or running containers and resumes paused ones. */
-        bool allowed = freeze ? strcmp(status, "running") == 0 || strcmp(status, "created") == 0
-                              : strcmp(status, "paused") == 0;
+        bool allowed = freeze ? strcmp(status, "running") == 0 || strcmp(status, "created") == 0 :
+                                strcmp(status, "paused") == 0;
         if (!allowed) {
                 sb_fail(err, 0, "%s: container %s is %s", command, id, status);
                 goto out;

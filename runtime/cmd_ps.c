@@ -174,7 +174,8 @@ int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb
         state = state_dir_load(&sd, err);
         if (state == NULL)
                 return 1;
-        if (container_cgroup_open(state, "ps", &cg, err) < 0 || cgroup_pids(&cg, &pids, &n, err) < 0)
+        if (container_cgroup_open(state, "ps", &cg, err) < 0 ||
+            cgroup_pids(&cg, &pids, &n, err) < 0)
                 goto out;
         if (strcmp(format, "json") == 0)
                 print_json(pids, n);

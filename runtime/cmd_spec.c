@@ -54,7 +54,8 @@ static int parse_options(int argc, char **argv, struct spec_options *opts, struc
                         usage(stdout);
                         return 1;
                 case ':':
-                        return sb_fail(err, 0, "spec: option \"%s\" needs a value", argv[optind - 1]);
+                        return sb_fail(err, 0, "spec: option \"%s\" needs a value",
+                                       argv[optind - 1]);
                 default:
                         return sb_fail(err, 0, "spec: unknown option \"%s\"", argv[optind - 1]);
                 }

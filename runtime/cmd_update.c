@@ -331,7 +331,8 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
                         file = optarg;
                 else if (opt == '?' || opt == ':')
                         return sb_fail(err, 0, "update: unknown option or missing value \"%s\"",
-                                       argv[optind - 1]), 1;
+                                       argv[optind - 1]),
+                               1;
         }
         if (cli_require_id("update", argc, argv, optind, &id, err) < 0)
                 return 1;

@@ -36,8 +36,7 @@ static bool requests_resources(const struct oci_config *config)
 }
 
 /* Without a cgroup the path is unused, but a bad one is still bad input. */
-static int check_path_syntax(const struct oci_config *config, const char *id,
-                             struct sb_error *err)
+static int check_path_syntax(const struct oci_config *config, const char *id, struct sb_error *err)
 {
         struct cgroup_root placeholder = { .mount = (char *)"/sys/fs/cgroup", .rel = (char *)"" };
         const char *path = config->linux_ ? config->linux_->cgroups_path : NULL;
@@ -66,8 +65,9 @@ static int host_cannot_enforce(struct container_cgroup *cc, const struct global_
         if (policy.cgroups_enforce) {
                 operator_policy_release(&policy);
                 sb_error_clear(err);
-                return sb_fail(err, 0, "%s; set \"cgroups\": {\"enforce\": false} in %s to run "
-                                       "without resource limits",
+                return sb_fail(err, 0,
+                               "%s; set \"cgroups\": {\"enforce\": false} in %s to run "
+                               "without resource limits",
                                reason ? reason : "cgroup v2 is not usable", policy_path);
         }
         sb_warn("container %s runs WITHOUT resource limits%s: %s (allowed by \"cgroups\": "
@@ -110,8 +110,7 @@ int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
 }
 
 int container_cgroup_annotations(const struct container_cgroup *cc, const struct oci_kv *in,
-                                 size_t n, struct oci_kv **out, size_t *n_out,
-                                 struct sb_error *err)
+                                 size_t n, struct oci_kv **out, size_t *n_out, struct sb_error *err)
 {
         size_t total = 0;
 
@@ -137,8 +136,9 @@ int container_cgroup_open(const struct oci_state *state, const char *command, st
                           struct sb_error *err)
 {
         if (state->cgroup_path == NULL)
-                return sb_fail(err, 0, "%s: container %s has no cgroup: it runs without resource "
-                                       "limits (operator policy \"cgroups\": {\"enforce\": false})",
+                return sb_fail(err, 0,
+                               "%s: container %s has no cgroup: it runs without resource "
+                               "limits (operator policy \"cgroups\": {\"enforce\": false})",
                                command, state->id);
         if (cgroup_open(state->cgroup_path, cg, err) < 0)
                 return sb_error_prefix(err, "%s: container %s", command, state->id);

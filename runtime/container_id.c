@@ -20,9 +20,10 @@ int container_id_validate(const char *id, struct sb_error *err)
                 return sb_fail(err, 0, "invalid container ID \"%s\"", id);
         for (size_t i = 0; i < len; i++) {
                 if (!id_char_ok(id[i], i == 0))
-                        return sb_fail(err, 0,
-                                       "invalid container ID \"%s\": only letters, digits and _+.- are allowed, starting with a letter or digit",
-                                       id);
+                        return sb_fail(
+                                err, 0,
+                                "invalid container ID \"%s\": only letters, digits and _+.- are allowed, starting with a letter or digit",
+                                id);
         }
         return 0;
 }

@@ -64,7 +64,7 @@ struct create_ctx {
         int container_pid;
         int userns_sync, userns_sync_child;
         int console_receiver; /* our end of the console pair, for console_to_caller */
-        int preserve_fds; /* --preserve-fds plus inherited LISTEN_FDS */
+        int preserve_fds;     /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
         struct container_cgroup cgroup;
         struct floor_seccomp floor;
@@ -103,7 +103,7 @@ static void create_ctx_release(struct create_ctx *c)
                 if (c->fds[i] >= 0)
                         close(c->fds[i]);
         }
-        int others[] = { c->ready_read, c->error_read, c->error_write, c->info_read,
+        int others[] = { c->ready_read,  c->error_read,        c->error_write,     c->info_read,
                          c->userns_sync, c->userns_sync_child, c->console_receiver };
         for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
                 if (others[i] >= 0)
@@ -364,8 +364,8 @@ static int open_channels(struct create_ctx *c, const struct create_request *req,
         if (open_console_channel(c, req, err) < 0)
                 return -1;
         int pidns = c->ns.join_fds[OCI_NS_PID];
-        c->fds[LFD_PIDNS] = pidns >= 0 ? fcntl(pidns, F_DUPFD_CLOEXEC, 3)
-                                       : open("/dev/null", O_RDONLY | O_CLOEXEC);
+        c->fds[LFD_PIDNS] = pidns >= 0 ? fcntl(pidns, F_DUPFD_CLOEXEC, 3) :
+                                         open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (c->fds[LFD_PIDNS] < 0)
                 return sb_fail(err, errno, "pid namespace fd");
         c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
@@ -469,7 +469,6 @@ static int map_user_namespace(struct create_ctx *c, struct sb_error *err)
                 return sb_fail(err, errno, "user namespace: release the launcher");
         return 0;
 }
-
 
 static char *read_all_nonblocking(int fd)
 {
@@ -612,14 +611,14 @@ static int run_create_hooks(struct create_ctx *c, const struct oci_state *state,
 
         if (hooks_run(hooks, HOOK_PRESTART, state, NULL, NULL, err) < 0 ||
             hooks_run(hooks, HOOK_CREATE_RUNTIME, state, NULL, NULL, err) < 0 ||
-            hooks_run(hooks, HOOK_CREATE_CONTAINER, state, ns_enter_pid, &c->container_pid,
-                      err) < 0)
+            hooks_run(hooks, HOOK_CREATE_CONTAINER, state, ns_enter_pid, &c->container_pid, err) <
+                    0)
                 return -1;
         return 0;
 }
 
-static int record_state(struct create_ctx *c, struct state_dir *sd, const struct create_request *req,
-                        struct sb_error *err)
+static int record_state(struct create_ctx *c, struct state_dir *sd,
+                        const struct create_request *req, struct sb_error *err)
 {
         struct oci_state state = {
                 .oci_version = (char *)SBRUN_OCI_VERSION,
@@ -661,7 +660,9 @@ static int check_request(const struct create_request *req, const struct oci_conf
         bool terminal = config->process->terminal;
 
         if (terminal && req->console_socket == NULL && !req->console_to_caller)
-                return sb_fail(err, 0, "process.terminal: a terminal needs --console-socket (or `sbrun run` in the foreground)");
+                return sb_fail(
+                        err, 0,
+                        "process.terminal: a terminal needs --console-socket (or `sbrun run` in the foreground)");
         if (!terminal && req->console_socket != NULL)
                 return sb_fail(err, 0, "--console-socket: cannot be used without process.terminal");
         if (req->no_pivot)
@@ -703,7 +704,8 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (wall_clock_limit(global, c.config, req->timeout_seconds, &c.timeout, err) < 0)
                 goto out;
-        if (ns_setup_prepare(c.config, &c.ns, err) < 0 || ns_check_identity(c.config, &c.ns, err) < 0)
+        if (ns_setup_prepare(c.config, &c.ns, err) < 0 ||
+            ns_check_identity(c.config, &c.ns, err) < 0)
                 goto out;
         /* Socket activation: fds announced by LISTEN_FDS follow the
          * --preserve-fds ones and are passed on the same way (as crun). */

@@ -25,8 +25,8 @@ struct create_request {
 };
 
 struct create_result {
-        int pid;            /* the container process's host pid */
-        int console_master; /* with console_to_caller, else -1 */
+        int pid;             /* the container process's host pid */
+        int console_master;  /* with console_to_caller, else -1 */
         int timeout_seconds; /* the effective wall-clock limit, 0 for none */
         char *cgroup_path;   /* the container's cgroup, NULL if none; caller frees */
 };

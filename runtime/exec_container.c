@@ -44,7 +44,7 @@ struct exec_ctx {
         int pidfd, root_fd, image_fd, plan_fd, cgroup_fd;
         int console_fd;       /* the socket the init sends the pty master on */
         int console_receiver; /* our end, when sbrun proxies the pty itself */
-        int report[2]; /* the first child reports "P<pid>" or "E<message>" */
+        int report[2];        /* the first child reports "P<pid>" or "E<message>" */
         char *exec_path;
         struct oci_config *config; /* the container's, from its state dir */
         struct floor_seccomp floor;
@@ -63,7 +63,7 @@ static void exec_ctx_release(struct exec_ctx *x)
         oci_process_free(x->process);
         init_plan_release(&x->plan);
         free(x->exec_path);
-        int fds[] = { x->pidfd, x->root_fd, x->image_fd, x->plan_fd, x->cgroup_fd,
+        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,         x->cgroup_fd,
                       x->report[0], x->report[1], x->console_fd, x->console_receiver };
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
                 if (fds[i] >= 0)
@@ -186,11 +186,15 @@ static int check_process(const struct oci_process *p, const struct exec_options 
                          struct sb_error *err)
 {
         if (p->terminal && opts->console_socket == NULL && opts->detach)
-                return sb_fail(err, 0, "process.terminal: a detached exec with a terminal needs --console-socket");
+                return sb_fail(
+                        err, 0,
+                        "process.terminal: a detached exec with a terminal needs --console-socket");
         if (!p->terminal && opts->console_socket != NULL)
-                return sb_fail(err, 0, "--console-socket: cannot be used without a terminal (--tty)");
+                return sb_fail(err, 0,
+                               "--console-socket: cannot be used without a terminal (--tty)");
         if (p->apparmor_profile && *p->apparmor_profile)
-                return sb_fail(err, 0, "process.apparmorProfile: AppArmor is not enabled on this host");
+                return sb_fail(err, 0,
+                               "process.apparmorProfile: AppArmor is not enabled on this host");
         if (p->selinux_label && *p->selinux_label)
                 return sb_fail(err, 0, "process.selinuxLabel: SELinux is not enabled on this host");
         return 0;
@@ -224,7 +228,8 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->plan.preserve_fds = opts->preserve_fds;
         /* The floor and the container's seccomp filter hold for every exec
          * too, the floor first as in create. */
-        if (floor_seccomp_prepare(global->policy_path, x->config, global->root, &x->floor, err) < 0 ||
+        if (floor_seccomp_prepare(global->policy_path, x->config, global->root, &x->floor, err) <
+                    0 ||
             floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
                 return -1;
         if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
@@ -236,9 +241,10 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                                   &x->plan, err) < 0)
                 return -1;
         if (x->process->terminal) {
-                int rc = opts->console_socket
-                                 ? (x->console_fd = console_socket_connect(opts->console_socket, err))
-                                 : console_socket_pair(&x->console_receiver, &x->console_fd, err);
+                int rc = opts->console_socket ?
+                                 (x->console_fd =
+                                          console_socket_connect(opts->console_socket, err)) :
+                                 console_socket_pair(&x->console_receiver, &x->console_fd, err);
                 if (rc < 0)
                         return -1;
                 x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
@@ -266,9 +272,15 @@ int container_exec(const struct global_options *global, const struct exec_option
                    struct oci_process *process, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
-        struct exec_ctx x = { .process = process, .pidfd = -1, .root_fd = -1, .image_fd = -1,
-                              .plan_fd = -1, .cgroup_fd = -1, .report = { -1, -1 },
-                              .console_fd = -1, .console_receiver = -1,
+        struct exec_ctx x = { .process = process,
+                              .pidfd = -1,
+                              .root_fd = -1,
+                              .image_fd = -1,
+                              .plan_fd = -1,
+                              .cgroup_fd = -1,
+                              .report = { -1, -1 },
+                              .console_fd = -1,
+                              .console_receiver = -1,
                               .seccomp_channel = -1 };
         seccomp_setup_init(&x.seccomp);
         sigset_t signals;

@@ -62,7 +62,8 @@ int exec_lookup(int rootfs_fd, const char *program, const char *cwd, char *const
                 if (r != 0) {
                         sb_fail(err, 0, "exec: \"%s\": stat %s: %s", program, path,
                                 r == ENOENT ? "no such file or directory" :
-                                r == EACCES ? "permission denied" : strerror(r));
+                                r == EACCES ? "permission denied" :
+                                              strerror(r));
                         free(path);
                         return -1;
                 }

@@ -103,8 +103,8 @@ static int add_gids(struct oci_process *p, const struct strv *gids, struct sb_er
                 return sb_fail(err, ENOMEM, "--additional-gids");
         p->user.additional_gids = grown;
         for (size_t i = 0; i < gids->n; i++) {
-                if (parse_id(gids->items[i], "--additional-gids",
-                             &grown[p->user.n_additional_gids], err) < 0)
+                if (parse_id(gids->items[i], "--additional-gids", &grown[p->user.n_additional_gids],
+                             err) < 0)
                         return -1;
                 p->user.n_additional_gids++;
         }
@@ -127,8 +127,7 @@ static int add_caps(struct oci_process *p, const struct strv *caps, struct sb_er
 }
 
 struct oci_process *exec_process_from_config(struct oci_config *config,
-                                             const struct exec_overrides *o,
-                                             struct sb_error *err)
+                                             const struct exec_overrides *o, struct sb_error *err)
 {
         struct oci_process *p = config->process;
 

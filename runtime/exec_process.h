@@ -31,8 +31,7 @@ struct oci_process *exec_process_from_file(const char *path, struct sb_error *er
 /* From the container's config: args replace, the rest is laid over it.
  * Takes the process out of config (config->process becomes NULL). */
 struct oci_process *exec_process_from_config(struct oci_config *config,
-                                             const struct exec_overrides *o,
-                                             struct sb_error *err);
+                                             const struct exec_overrides *o, struct sb_error *err);
 
 void exec_overrides_release(struct exec_overrides *o);
 

@@ -283,8 +283,8 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->n_seccomp_programs = get_count(&r);
         plan->seccomp_programs = calloc(plan->n_seccomp_programs + 1, sizeof(uint8_t *));
         plan->seccomp_program_sizes = calloc(plan->n_seccomp_programs + 1, sizeof(size_t));
-        for (size_t i = 0; plan->seccomp_programs && plan->seccomp_program_sizes &&
-                           i < plan->n_seccomp_programs;
+        for (size_t i = 0;
+             plan->seccomp_programs && plan->seccomp_program_sizes && i < plan->n_seccomp_programs;
              i++) {
                 uint64_t size = get_u64(&r);
                 if (r.failed || size > r.len - r.pos) {

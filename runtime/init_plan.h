@@ -68,10 +68,10 @@ struct init_plan {
         size_t n_seccomp_programs;
 
         /* File descriptors inside the container (numbers as the init sees them). */
-        int ready_fd;    /* write "R" when set up, or an error text, then close */
-        int fifo_fd;     /* O_PATH fd of exec.fifo; -1: start right away (exec) */
-        int stderr_fd;   /* the caller's real stderr, dup2'd to 2 before execve */
-        int console_fd;  /* -1, or a unix socket to send the pty master on */
+        int ready_fd;     /* write "R" when set up, or an error text, then close */
+        int fifo_fd;      /* O_PATH fd of exec.fifo; -1: start right away (exec) */
+        int stderr_fd;    /* the caller's real stderr, dup2'd to 2 before execve */
+        int console_fd;   /* -1, or a unix socket to send the pty master on */
         int preserve_fds; /* fds 3 .. 3+preserve_fds-1 stay open, LISTEN_FDS set */
         bool terminal;
         uint32_t console_height, console_width;

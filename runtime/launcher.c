@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 static const int ns_clone_flags[OCI_NS_COUNT] = {
-        [OCI_NS_PID] = CLONE_NEWPID,   [OCI_NS_NETWORK] = CLONE_NEWNET,
-        [OCI_NS_MOUNT] = CLONE_NEWNS,  [OCI_NS_IPC] = CLONE_NEWIPC,
-        [OCI_NS_UTS] = CLONE_NEWUTS,   [OCI_NS_USER] = CLONE_NEWUSER,
+        [OCI_NS_PID] = CLONE_NEWPID,       [OCI_NS_NETWORK] = CLONE_NEWNET,
+        [OCI_NS_MOUNT] = CLONE_NEWNS,      [OCI_NS_IPC] = CLONE_NEWIPC,
+        [OCI_NS_UTS] = CLONE_NEWUTS,       [OCI_NS_USER] = CLONE_NEWUSER,
         [OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
 };
 
@@ -142,7 +142,8 @@ static void join_cgroup(const struct launcher_config *lc, int ready_fd)
 static void apply_limits(const struct launcher_config *lc, int ready_fd)
 {
         for (size_t i = 0; i < lc->n_rlimits; i++) {
-                struct rlimit rl = { .rlim_cur = lc->rlimits[i].soft, .rlim_max = lc->rlimits[i].hard };
+                struct rlimit rl = { .rlim_cur = lc->rlimits[i].soft,
+                                     .rlim_max = lc->rlimits[i].hard };
                 if (setrlimit(lc->rlimits[i].resource, &rl) < 0) {
                         char what[128];
                         snprintf(what, sizeof(what), "process.rlimits[%zu]: %s", i,
@@ -177,7 +178,8 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
         if (lc->userns_sync >= 0 &&
             (lc->userns_sync = fcntl(lc->userns_sync, F_DUPFD_CLOEXEC, floor)) < 0)
                 launcher_die(*ready_fd, "launcher: dup", errno);
-        if (lc->cgroup_fd >= 0 && (lc->cgroup_fd = fcntl(lc->cgroup_fd, F_DUPFD_CLOEXEC, floor)) < 0)
+        if (lc->cgroup_fd >= 0 &&
+            (lc->cgroup_fd = fcntl(lc->cgroup_fd, F_DUPFD_CLOEXEC, floor)) < 0)
                 launcher_die(*ready_fd, "launcher: dup", errno);
 
         for (int i = 0; i < LFD_COUNT; i++) {

@@ -32,13 +32,13 @@ static inline int launcher_fd_number(int preserve_fds, enum launcher_fd which)
 }
 
 struct launcher_config {
-        int fds[LFD_COUNT];       /* sources in the parent, all O_CLOEXEC */
-        int error_pipe;           /* becomes the launcher's stderr (bwrap's messages) */
+        int fds[LFD_COUNT]; /* sources in the parent, all O_CLOEXEC */
+        int error_pipe;     /* becomes the launcher's stderr (bwrap's messages) */
         int preserve_fds;
-        int ns_fds[OCI_NS_COUNT]; /* namespaces to join (setns), -1 for none */
+        int ns_fds[OCI_NS_COUNT];   /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
-        int userns_sync;          /* socket: 'U' when unshared, parent answers 'M' once mapped */
-        int cgroup_fd;            /* the container's cgroup directory, joined first; -1: none */
+        int userns_sync;            /* socket: 'U' when unshared, parent answers 'M' once mapped */
+        int cgroup_fd;              /* the container's cgroup directory, joined first; -1: none */
         const char *hostname;
         const char *domainname;
         const struct oci_kv *sysctl;

@@ -39,17 +39,18 @@ static const struct command commands[] = {
 
 static void usage(FILE *out)
 {
-        fprintf(out, "usage: sbrun [global options] COMMAND [options] [ID]\n\n"
-                     "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n\n"
-                     "Global options:\n"
-                     "  --root DIR            state directory (default /run/sbrun)\n"
-                     "  --log FILE            append log lines to FILE\n"
-                     "  --log-format FORMAT   text or json\n"
-                     "  --debug               log debug messages\n"
-                     "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
-                     "  --systemd-cgroup, --rootless, --cgroup-manager M  accepted for compatibility\n"
-                     "  --version, -v         print the version\n\n"
-                     "Commands:\n");
+        fprintf(out,
+                "usage: sbrun [global options] COMMAND [options] [ID]\n\n"
+                "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n\n"
+                "Global options:\n"
+                "  --root DIR            state directory (default /run/sbrun)\n"
+                "  --log FILE            append log lines to FILE\n"
+                "  --log-format FORMAT   text or json\n"
+                "  --debug               log debug messages\n"
+                "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
+                "  --systemd-cgroup, --rootless, --cgroup-manager M  accepted for compatibility\n"
+                "  --version, -v         print the version\n\n"
+                "Commands:\n");
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 }
@@ -105,7 +106,8 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
                         else if (strcmp(optarg, "text") == 0)
                                 global->log_json = false;
                         else
-                                return sb_fail(err, 0, "--log-format: unknown format \"%s\"", optarg);
+                                return sb_fail(err, 0, "--log-format: unknown format \"%s\"",
+                                               optarg);
                         break;
                 case OPT_DEBUG:
                         global->debug = true;
@@ -116,11 +118,14 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
                 case OPT_ROOTLESS:
                         /* runc's "auto|true|false": sbrun always runs as root. */
                         if (strcmp(optarg, "true") == 0)
-                                return sb_fail(err, 0, "--rootless true: rootless mode is not supported, sbrun runs as root");
+                                return sb_fail(
+                                        err, 0,
+                                        "--rootless true: rootless mode is not supported, sbrun runs as root");
                         break;
                 case OPT_CGROUP_MANAGER:
                         if (strcmp(optarg, "cgroupfs") != 0 && strcmp(optarg, "systemd") != 0)
-                                return sb_fail(err, 0, "--cgroup-manager: unknown manager \"%s\"", optarg);
+                                return sb_fail(err, 0, "--cgroup-manager: unknown manager \"%s\"",
+                                               optarg);
                         global->systemd_cgroup = strcmp(optarg, "systemd") == 0;
                         break;
                 case OPT_CRIU:

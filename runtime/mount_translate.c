@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 struct mount_options {
-        unsigned long set;   /* MS_* flags asked for */
+        unsigned long set; /* MS_* flags asked for */
         bool bind, recursive;
         bool has_mode, has_size;
         unsigned int mode;
@@ -30,24 +30,35 @@ static const struct {
         unsigned long set;
         unsigned long clear;
 } flag_options[] = {
-        { "ro", MS_RDONLY, 0 },       { "rw", 0, MS_RDONLY },
-        { "nosuid", MS_NOSUID, 0 },   { "suid", 0, MS_NOSUID },
-        { "nodev", MS_NODEV, 0 },     { "dev", 0, MS_NODEV },
-        { "noexec", MS_NOEXEC, 0 },   { "exec", 0, MS_NOEXEC },
-        { "noatime", MS_NOATIME, 0 }, { "atime", 0, MS_NOATIME },
-        { "relatime", MS_RELATIME, 0 }, { "norelatime", 0, MS_RELATIME },
-        { "strictatime", MS_STRICTATIME, 0 }, { "nostrictatime", 0, MS_STRICTATIME },
-        { "nodiratime", MS_NODIRATIME, 0 }, { "diratime", 0, MS_NODIRATIME },
-        { "sync", MS_SYNCHRONOUS, 0 }, { "async", 0, MS_SYNCHRONOUS },
-        { "dirsync", MS_DIRSYNC, 0 }, { "mand", MS_MANDLOCK, 0 }, { "nomand", 0, MS_MANDLOCK },
+        { "ro", MS_RDONLY, 0 },
+        { "rw", 0, MS_RDONLY },
+        { "nosuid", MS_NOSUID, 0 },
+        { "suid", 0, MS_NOSUID },
+        { "nodev", MS_NODEV, 0 },
+        { "dev", 0, MS_NODEV },
+        { "noexec", MS_NOEXEC, 0 },
+        { "exec", 0, MS_NOEXEC },
+        { "noatime", MS_NOATIME, 0 },
+        { "atime", 0, MS_NOATIME },
+        { "relatime", MS_RELATIME, 0 },
+        { "norelatime", 0, MS_RELATIME },
+        { "strictatime", MS_STRICTATIME, 0 },
+        { "nostrictatime", 0, MS_STRICTATIME },
+        { "nodiratime", MS_NODIRATIME, 0 },
+        { "diratime", 0, MS_NODIRATIME },
+        { "sync", MS_SYNCHRONOUS, 0 },
+        { "async", 0, MS_SYNCHRONOUS },
+        { "dirsync", MS_DIRSYNC, 0 },
+        { "mand", MS_MANDLOCK, 0 },
+        { "nomand", 0, MS_MANDLOCK },
         { "defaults", 0, 0 },
 };
 
 /* bwrap makes every mount private in its own namespace: propagation options
  * cannot be honoured and are accepted only as the default they already are. */
 static const char *const propagation_options[] = {
-        "private", "rprivate", "slave", "rslave", "shared", "rshared", "unbindable", "runbindable",
-        NULL,
+        "private", "rprivate",   "slave",       "rslave", "shared",
+        "rshared", "unbindable", "runbindable", NULL,
 };
 
 static int parse_size(const char *text, unsigned long long *out)
@@ -60,10 +71,23 @@ static int parse_size(const char *text, unsigned long long *out)
         if (errno != 0 || end == text)
                 return -1;
         switch (*end) {
-        case 'k': case 'K': v <<= 10; end++; break;
-        case 'm': case 'M': v <<= 20; end++; break;
-        case 'g': case 'G': v <<= 30; end++; break;
-        default: break;
+        case 'k':
+        case 'K':
+                v <<= 10;
+                end++;
+                break;
+        case 'm':
+        case 'M':
+                v <<= 20;
+                end++;
+                break;
+        case 'g':
+        case 'G':
+                v <<= 30;
+                end++;
+                break;
+        default:
+                break;
         }
         if (*end != '\0')
                 return -1;
@@ -95,17 +119,20 @@ static int parse_options(const struct oci_mount *m, size_t index, struct mount_o
                         char *end = NULL;
                         o->mode = (unsigned int)strtoul(opt + 5, &end, 8);
                         if (end == opt + 5 || *end != '\0' || o->mode > 07777)
-                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index, opt);
+                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
+                                               opt);
                         o->has_mode = true;
                         strv_add(&o->data, opt);
                 } else if (strncmp(opt, "size=", 5) == 0) {
                         if (parse_size(opt + 5, &o->size) < 0)
-                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index, opt);
+                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
+                                               opt);
                         o->has_size = true;
                         strv_add(&o->data, opt);
                 } else if (strcmp(opt, "tmpcopyup") == 0 || strcmp(opt, "idmap") == 0 ||
                            strcmp(opt, "ridmap") == 0 || strcmp(opt, "recursive") == 0) {
-                        return sb_fail(err, 0, "mounts[%zu].options: \"%s\" is not supported by sbrun",
+                        return sb_fail(err, 0,
+                                       "mounts[%zu].options: \"%s\" is not supported by sbrun",
                                        index, opt);
                 } else {
                         strv_add(&o->data, opt);
@@ -167,9 +194,9 @@ static int table_add(struct mount_table *table, const char *dest, enum mounted_k
         return 0;
 }
 
-int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind,
-                        const char *source, const char *destination, const char *fstype,
-                        unsigned long flags, const char *data, bool skip_missing)
+int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind, const char *source,
+                        const char *destination, const char *fstype, unsigned long flags,
+                        const char *data, bool skip_missing)
 {
         if (list->n == list->cap) {
                 size_t cap = list->cap ? list->cap * 2 : 16;
@@ -214,7 +241,8 @@ static int resolve_destination(const struct mount_table *table, int rootfs_fd, c
         const char *rest = dest + strlen(under->destination);
         if (rootfs_resolve(base, *rest ? rest : "/", create, &inner, NULL, err) < 0)
                 return -1;
-        if (asprintf(resolved, "%s%s", strcmp(under->destination, "/") == 0 ? "" : under->destination,
+        if (asprintf(resolved, "%s%s",
+                     strcmp(under->destination, "/") == 0 ? "" : under->destination,
                      strcmp(inner, "/") == 0 ? "" : inner) < 0)
                 return sb_fail(err, ENOMEM, "%s", dest);
         return 0;
@@ -256,12 +284,13 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         strv_add(bwrap, dest);
         if (!o->recursive)
                 sb_debug("mounts[%zu]: bwrap binds recursively; \"bind\" treated as \"rbind\"", i);
-        unsigned long extra = o->set & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME |
-                                        MS_STRICTATIME);
+        unsigned long extra =
+                o->set & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME);
         if (extra != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
                                               extra | (o->set & MS_RDONLY), NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+        return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") :
+                                                                  0;
 }
 
 static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
@@ -271,7 +300,8 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
 {
         _cleanup_free_ char *dest = NULL;
 
-        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) < 0)
+        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
+            0)
                 return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
 
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
@@ -314,7 +344,8 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         _cleanup_free_ char *data = NULL;
         const char *fstype = m->type;
 
-        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) < 0)
+        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
+            0)
                 return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
         /* sbrun is cgroup v2 only: a "cgroup" mount is the unified hierarchy. */
         if (is_type(m, "cgroup"))
@@ -340,8 +371,12 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
         if (m->destination == NULL || m->destination[0] != '/')
                 return sb_fail(err, 0, "mounts[%zu].destination: must be an absolute path", i);
         if (strcmp(m->destination, "/") == 0)
-                return sb_fail(err, 0, "mounts[%zu].destination: \"/\" cannot be a mount destination (use root.path)", i);
-        if (strstr(m->destination, "/../") != NULL || strcmp(m->destination + strlen(m->destination) - 3, "/..") == 0)
+                return sb_fail(
+                        err, 0,
+                        "mounts[%zu].destination: \"/\" cannot be a mount destination (use root.path)",
+                        i);
+        if (strstr(m->destination, "/../") != NULL ||
+            strcmp(m->destination + strlen(m->destination) - 3, "/..") == 0)
                 return sb_fail(err, 0, "mounts[%zu].destination: \"%s\" contains \"..\"", i,
                                m->destination);
         if (parse_options(m, i, &o, err) < 0) {
@@ -362,10 +397,12 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                 o.set |= MS_RDONLY;
                 o.recursive = true;
                 r = translate_bind(&bind, i, bundle, rootfs_fd, &o, bwrap, init, table, err);
-        } else if (under != NULL && under->kind == MOUNTED_INIT && !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
-                r = sb_fail(err, 0,
-                            "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",
-                            i, m->destination, under->destination);
+        } else if (under != NULL && under->kind == MOUNTED_INIT &&
+                   !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
+                r = sb_fail(
+                        err, 0,
+                        "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",
+                        i, m->destination, under->destination);
         } else if (bind) {
                 r = translate_bind(m, i, bundle, rootfs_fd, &o, bwrap, init, table, err);
         } else if (is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")) {
@@ -379,7 +416,8 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                    is_type(m, "devpts")) {
                 r = translate_init_fs(m, i, rootfs_fd, &o, init, table, err);
         } else {
-                r = sb_fail(err, 0, "mounts[%zu].type: \"%s\" is not supported by sbrun", i, m->type);
+                r = sb_fail(err, 0, "mounts[%zu].type: \"%s\" is not supported by sbrun", i,
+                            m->type);
         }
         strv_release(&o.data);
         return r;

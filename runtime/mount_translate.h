@@ -32,7 +32,7 @@ struct init_mount_list {
 struct mount_table {
         struct mounted *items;
         size_t n, cap;
-        bool has_dev; /* /dev was set up by bwrap's --dev */
+        bool has_dev;   /* /dev was set up by bwrap's --dev */
         bool in_userns; /* set by the caller: the container has its own user namespace */
 };
 
@@ -43,9 +43,9 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
 /* The mount whose destination is path or its deepest ancestor, or NULL. */
 const struct mounted *mount_table_find(const struct mount_table *table, const char *path);
 
-int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind,
-                        const char *source, const char *destination, const char *fstype,
-                        unsigned long flags, const char *data, bool skip_missing);
+int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind, const char *source,
+                        const char *destination, const char *fstype, unsigned long flags,
+                        const char *data, bool skip_missing);
 
 void mount_table_release(struct mount_table *table);
 void init_mount_list_release(struct init_mount_list *list);

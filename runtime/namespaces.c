@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 static const int ns_clone_flag[OCI_NS_COUNT] = {
-        [OCI_NS_PID] = CLONE_NEWPID,   [OCI_NS_NETWORK] = CLONE_NEWNET,
-        [OCI_NS_MOUNT] = CLONE_NEWNS,  [OCI_NS_IPC] = CLONE_NEWIPC,
-        [OCI_NS_UTS] = CLONE_NEWUTS,   [OCI_NS_USER] = CLONE_NEWUSER,
+        [OCI_NS_PID] = CLONE_NEWPID,       [OCI_NS_NETWORK] = CLONE_NEWNET,
+        [OCI_NS_MOUNT] = CLONE_NEWNS,      [OCI_NS_IPC] = CLONE_NEWIPC,
+        [OCI_NS_UTS] = CLONE_NEWUTS,       [OCI_NS_USER] = CLONE_NEWUSER,
         [OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
 };
 
@@ -60,18 +60,26 @@ int ns_setup_prepare(const struct oci_config *config, struct ns_setup *ns, struc
                 case OCI_NS_MOUNT:
                         /* bwrap always makes a new mount namespace. */
                         if (n->path)
-                                return sb_fail(err, 0, "linux.namespaces[%zu].path: joining a mount namespace is not supported", i);
+                                return sb_fail(
+                                        err, 0,
+                                        "linux.namespaces[%zu].path: joining a mount namespace is not supported",
+                                        i);
                         continue;
                 case OCI_NS_USER:
                         if (n->path == NULL) {
                                 if (linux_->n_uid_mappings == 0 || linux_->n_gid_mappings == 0)
-                                        return sb_fail(err, 0, "linux.uidMappings: a new user namespace needs uidMappings and gidMappings");
+                                        return sb_fail(
+                                                err, 0,
+                                                "linux.uidMappings: a new user namespace needs uidMappings and gidMappings");
                                 ns->new_user = true;
                                 continue;
                         }
                         break;
                 case OCI_NS_TIME:
-                        return sb_fail(err, 0, "linux.namespaces[%zu]: time namespaces are not implemented yet in sbrun", i);
+                        return sb_fail(
+                                err, 0,
+                                "linux.namespaces[%zu]: time namespaces are not implemented yet in sbrun",
+                                i);
                 case OCI_NS_PID:
                         if (n->path == NULL) {
                                 ns->new_pid = true;
@@ -107,17 +115,20 @@ static bool has_ns(const struct ns_setup *ns, enum oci_namespace_type t)
 }
 
 static const char *const ipc_sysctls[] = {
-        "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni", "kernel.sem",
-        "kernel.shmall", "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", NULL,
+        "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",          "kernel.sem", "kernel.shmall",
+        "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", NULL,
 };
 
 int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
                       struct sb_error *err)
 {
         if (config->hostname && *config->hostname && !has_ns(ns, OCI_NS_UTS))
-                return sb_fail(err, 0, "hostname: cannot set the hostname without a private UTS namespace");
+                return sb_fail(err, 0,
+                               "hostname: cannot set the hostname without a private UTS namespace");
         if (config->domainname && *config->domainname && !has_ns(ns, OCI_NS_UTS))
-                return sb_fail(err, 0, "domainname: cannot set the domainname without a private UTS namespace");
+                return sb_fail(
+                        err, 0,
+                        "domainname: cannot set the domainname without a private UTS namespace");
         for (size_t i = 0; config->linux_ && i < config->linux_->n_sysctl; i++) {
                 const char *key = config->linux_->sysctl[i].key;
                 bool ok = false;
@@ -131,17 +142,22 @@ int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns
                         ok = true;
                         needs = OCI_NS_NETWORK;
                 }
-                if (!ok && (strcmp(key, "kernel.hostname") == 0 || strcmp(key, "kernel.domainname") == 0)) {
+                if (!ok && (strcmp(key, "kernel.hostname") == 0 ||
+                            strcmp(key, "kernel.domainname") == 0)) {
                         ok = true;
                         needs = OCI_NS_UTS;
                 }
                 if (!ok)
-                        return sb_fail(err, 0, "linux.sysctl: \"%s\" is not a namespaced sysctl: refused", key);
+                        return sb_fail(err, 0,
+                                       "linux.sysctl: \"%s\" is not a namespaced sysctl: refused",
+                                       key);
                 if (strchr(key, '/') != NULL || strstr(key, "..") != NULL)
                         return sb_fail(err, 0, "linux.sysctl: invalid key \"%s\"", key);
                 if (!has_ns(ns, needs))
-                        return sb_fail(err, 0, "linux.sysctl: \"%s\" needs a %s namespace of the container's own",
-                                       key, oci_namespace_type_name(needs));
+                        return sb_fail(
+                                err, 0,
+                                "linux.sysctl: \"%s\" needs a %s namespace of the container's own",
+                                key, oci_namespace_type_name(needs));
         }
         return 0;
 }
@@ -150,8 +166,8 @@ static const struct {
         const char *name;
         int flag;
 } joinable[] = {
-        { "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },  { "pid", CLONE_NEWPID },
-        { "net", CLONE_NEWNET },   { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
+        { "user", CLONE_NEWUSER },     { "mnt", CLONE_NEWNS },  { "pid", CLONE_NEWPID },
+        { "net", CLONE_NEWNET },       { "ipc", CLONE_NEWIPC }, { "uts", CLONE_NEWUTS },
         { "cgroup", CLONE_NEWCGROUP },
 };
 

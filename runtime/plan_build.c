@@ -126,7 +126,8 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         const struct oci_linux *linux_ = config->linux_;
 
         memset(plan, 0, sizeof(*plan));
-        if (plan_fill_process(plan, config->process, in->exec_path, in->cwd, in->listen_fds, err) < 0)
+        if (plan_fill_process(plan, config->process, in->exec_path, in->cwd, in->listen_fds, err) <
+            0)
                 return -1;
         if (linux_ != NULL) {
                 if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
@@ -146,7 +147,8 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         plan->stderr_fd = in->stderr_fd;
         plan->console_fd = plan->terminal ? in->console_fd : -1;
         plan->preserve_fds = in->preserve_fds;
-        if (in->session_keyring != NULL && (plan->session_keyring = strdup(in->session_keyring)) == NULL)
+        if (in->session_keyring != NULL &&
+            (plan->session_keyring = strdup(in->session_keyring)) == NULL)
                 return sb_fail(err, ENOMEM, "init plan");
         return 0;
 }

@@ -145,7 +145,8 @@ int rootfs_resolve(int base_fd, const char *path, enum rootfs_create create, cha
                         continue;
                 if (strcmp(name, "..") == 0) {
                         if (w.depth == 0 && from_target) {
-                                sb_fail(err, 0, "escapes the rootfs through symlink \"%s\" -> \"%s\"",
+                                sb_fail(err, 0,
+                                        "escapes the rootfs through symlink \"%s\" -> \"%s\"",
                                         via_symlink, via_target);
                                 goto out;
                         }

@@ -13,14 +13,14 @@ static const struct {
         const char *name;
         int signo;
 } signal_names[] = {
-        { "HUP", SIGHUP },   { "INT", SIGINT },       { "QUIT", SIGQUIT },   { "ILL", SIGILL },
-        { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },     { "IOT", SIGIOT },     { "BUS", SIGBUS },
-        { "FPE", SIGFPE },   { "KILL", SIGKILL },     { "USR1", SIGUSR1 },   { "SEGV", SIGSEGV },
-        { "USR2", SIGUSR2 }, { "PIPE", SIGPIPE },     { "ALRM", SIGALRM },   { "TERM", SIGTERM },
-        { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "STOP", SIGSTOP },
-        { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },     { "TTOU", SIGTTOU },   { "URG", SIGURG },
-        { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },     { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
-        { "WINCH", SIGWINCH }, { "IO", SIGIO },       { "POLL", SIGPOLL },   { "PWR", SIGPWR },
+        { "HUP", SIGHUP },       { "INT", SIGINT },   { "QUIT", SIGQUIT },     { "ILL", SIGILL },
+        { "TRAP", SIGTRAP },     { "ABRT", SIGABRT }, { "IOT", SIGIOT },       { "BUS", SIGBUS },
+        { "FPE", SIGFPE },       { "KILL", SIGKILL }, { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV },
+        { "USR2", SIGUSR2 },     { "PIPE", SIGPIPE }, { "ALRM", SIGALRM },     { "TERM", SIGTERM },
+        { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD }, { "CONT", SIGCONT },     { "STOP", SIGSTOP },
+        { "TSTP", SIGTSTP },     { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },     { "URG", SIGURG },
+        { "XCPU", SIGXCPU },     { "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
+        { "WINCH", SIGWINCH },   { "IO", SIGIO },     { "POLL", SIGPOLL },     { "PWR", SIGPWR },
         { "SYS", SIGSYS },
 };
 

@@ -96,8 +96,8 @@ int container_start(const struct global_options *global, const char *id, struct 
                 goto out;
         /* startContainer: in the container, with its paths, before the
          * process; its failure fails start and the container. */
-        if (hooks_run(&config->hooks, HOOK_START_CONTAINER, state, ns_enter_pid, &state->pid,
-                      err) < 0) {
+        if (hooks_run(&config->hooks, HOOK_START_CONTAINER, state, ns_enter_pid, &state->pid, err) <
+            0) {
                 abort_start(state);
                 goto out;
         }

@@ -133,7 +133,8 @@ int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct s
 
 struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
 {
-        _cleanup_close_ int fd = openat(sd->dir_fd, STATE_RECORD, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_close_ int fd =
+                openat(sd->dir_fd, STATE_RECORD, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         _cleanup_free_ char *json = NULL;
         size_t len = 0;
 

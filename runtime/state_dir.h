@@ -18,7 +18,10 @@ struct state_dir {
         bool created_here; /* made by this command: removed when it fails */
 };
 
-#define STATE_DIR_INIT { .root_fd = -1, .dir_fd = -1 }
+#define STATE_DIR_INIT                      \
+        {                                   \
+                .root_fd = -1, .dir_fd = -1 \
+        }
 #define STATE_RECORD "state.json"
 #define EXEC_FIFO "exec.fifo"
 

@@ -46,8 +46,9 @@ static int check_owner(int fd, const char *path, struct sb_error *err)
         if (!S_ISREG(st.st_mode))
                 return sb_fail(err, 0, "policy %s: not a regular file; refused", path);
         if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-                return sb_fail(err, 0, "policy %s: must be owned by root and not writable by group "
-                                       "or others (owner uid %u, mode %04o); refused",
+                return sb_fail(err, 0,
+                               "policy %s: must be owned by root and not writable by group "
+                               "or others (owner uid %u, mode %04o); refused",
                                path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
         return 0;
 }
@@ -82,8 +83,10 @@ static int parse_timeout(yajl_val v, const char *path, struct operator_policy *p
                         return sb_fail(err, 0, "policy %s: timeout.%s: unknown setting", path, key);
                 if (!YAJL_IS_INTEGER(value) || YAJL_GET_INTEGER(value) <= 0 ||
                     YAJL_GET_INTEGER(value) > INT_MAX)
-                        return sb_fail(err, 0, "policy %s: timeout.max_seconds: expected a "
-                                               "positive number of seconds", path);
+                        return sb_fail(err, 0,
+                                       "policy %s: timeout.max_seconds: expected a "
+                                       "positive number of seconds",
+                                       path);
                 policy->timeout_max_seconds = (int)YAJL_GET_INTEGER(value);
         }
         return 0;

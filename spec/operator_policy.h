@@ -48,11 +48,11 @@ struct sb_error;
 #define OPERATOR_POLICY_PATH "/etc/sbrun/policy.json"
 
 struct operator_policy {
-        char *source;         /* the file read; NULL for the built-in default */
-        bool cgroups_enforce; /* default true */
-        enum policy_profile profile; /* floor.profile, default standard */
+        char *source;                   /* the file read; NULL for the built-in default */
+        bool cgroups_enforce;           /* default true */
+        enum policy_profile profile;    /* floor.profile, default standard */
         struct floor_ceilings ceilings; /* floor.ceilings; 0: not set */
-        char **devices;       /* floor.devices, NULL-terminated or NULL */
+        char **devices;                 /* floor.devices, NULL-terminated or NULL */
         size_t n_devices;
         int timeout_max_seconds; /* 0: no ceiling */
 };

@@ -20,8 +20,8 @@ struct template_mount {
         const char *const *options; /* NULL-terminated */
 };
 
-static const char *const default_caps[] = { "CAP_AUDIT_WRITE", "CAP_KILL",
-                                            "CAP_NET_BIND_SERVICE", NULL };
+static const char *const default_caps[] = { "CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE",
+                                            NULL };
 
 static const char *const default_env[] = {
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -42,7 +42,8 @@ static const struct template_mount default_mounts[] = {
           (const char *const[]){ "nosuid", "noexec", "nodev", "mode=1777", "size=65536k", NULL } },
         { "/dev/mqueue", "mqueue", "mqueue",
           (const char *const[]){ "nosuid", "noexec", "nodev", NULL } },
-        { "/sys", "sysfs", "sysfs", (const char *const[]){ "nosuid", "noexec", "nodev", "ro", NULL } },
+        { "/sys", "sysfs", "sysfs",
+          (const char *const[]){ "nosuid", "noexec", "nodev", "ro", NULL } },
         { "/sys/fs/cgroup", "cgroup", "cgroup",
           (const char *const[]){ "nosuid", "noexec", "nodev", "relatime", "ro", NULL } },
 };
@@ -50,7 +51,9 @@ static const struct template_mount default_mounts[] = {
 /* A user namespace whose owner is not host root may not mount a fresh sysfs
  * for the host's network namespace; runc binds the host's /sys read-only. */
 static const struct template_mount rootless_sys_mount = {
-        "/sys", "none", "/sys",
+        "/sys",
+        "none",
+        "/sys",
         (const char *const[]){ "rbind", "nosuid", "noexec", "nodev", "ro", NULL },
 };
 
@@ -58,16 +61,26 @@ static const struct template_mount rootless_sys_mount = {
  * so it is always there. It stays in the rootless variant (as in runc): the
  * cgroup2 mount at /sys/fs/cgroup needs a cgroup namespace owned by the
  * container's user namespace. */
-static const char *const default_namespaces[] = { "pid", "network", "ipc", "uts",
-                                                  "mount", "cgroup", NULL };
+static const char *const default_namespaces[] = { "pid",   "network", "ipc", "uts",
+                                                  "mount", "cgroup",  NULL };
 
 static const char *const masked_paths[] = {
-        "/proc/acpi",         "/proc/asound",     "/proc/kcore",       "/proc/keys",
-        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug",
-        "/sys/firmware",      "/proc/scsi",       "/sys/devices/virtual/tpm", NULL,
+        "/proc/acpi",
+        "/proc/asound",
+        "/proc/kcore",
+        "/proc/keys",
+        "/proc/latency_stats",
+        "/proc/timer_list",
+        "/proc/timer_stats",
+        "/proc/sched_debug",
+        "/sys/firmware",
+        "/proc/scsi",
+        "/sys/devices/virtual/tpm",
+        NULL,
 };
 
-static const char *const readonly_paths[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+static const char *const readonly_paths[] = { "/proc/bus",           "/proc/fs",
+                                              "/proc/irq",           "/proc/sys",
                                               "/proc/sysrq-trigger", NULL };
 
 /* A JSON writer that remembers the first yajl failure, so the template reads

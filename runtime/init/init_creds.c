@@ -93,7 +93,8 @@ static int set_capabilities(const struct init_plan *plan, struct sb_error *err)
                   .inheritable = (uint32_t)(plan->cap_inheritable >> 32) },
         };
         if (syscall(SYS_capset, &header, data) < 0)
-                return sb_fail(err, errno, "capset (effective %#llx, permitted %#llx, inheritable %#llx)",
+                return sb_fail(err, errno,
+                               "capset (effective %#llx, permitted %#llx, inheritable %#llx)",
                                (unsigned long long)plan->cap_effective,
                                (unsigned long long)plan->cap_permitted,
                                (unsigned long long)plan->cap_inheritable);
@@ -159,7 +160,8 @@ int init_load_seccomp(const struct init_plan *plan, struct sb_error *err)
         struct init_notify notify = { .listener_sock = -1 };
 
         /* Everything the hand-over needs is received before any filter. */
-        if (wants_listener(plan) && init_notify_receive(plan->seccomp_notify_fd, &notify, err) < 0) {
+        if (wants_listener(plan) &&
+            init_notify_receive(plan->seccomp_notify_fd, &notify, err) < 0) {
                 init_notify_release(&notify);
                 return -1;
         }
@@ -169,8 +171,9 @@ int init_load_seccomp(const struct init_plan *plan, struct sb_error *err)
                 unsigned int flags = seccomp_flags(plan, i);
                 if (size == 0 || size % sizeof(struct sock_filter) != 0 || len > BPF_MAXINSNS) {
                         init_notify_release(&notify);
-                        return sb_fail(err, EINVAL, "seccomp program %zu: %zu bytes is not a BPF program",
-                                       i, size);
+                        return sb_fail(err, EINVAL,
+                                       "seccomp program %zu: %zu bytes is not a BPF program", i,
+                                       size);
                 }
                 struct sock_fprog prog = {
                         .len = (unsigned short)len,
@@ -190,7 +193,8 @@ int init_load_seccomp(const struct init_plan *plan, struct sb_error *err)
                     prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) {
                         int saved = errno;
                         init_notify_release(&notify);
-                        return sb_fail(err, saved, "load seccomp program %zu (flags %#x)", i, flags);
+                        return sb_fail(err, saved, "load seccomp program %zu (flags %#x)", i,
+                                       flags);
                 }
         }
         init_notify_release(&notify);

@@ -21,8 +21,7 @@
 /* bwrap mounts its /dev tmpfs nodev, where a new node cannot be opened.
  * Rather than lift nodev from the whole of /dev, each node the config asks
  * for gets a bind mount of its own without nodev. */
-static int allow_device_access(int dirfd, const char *name, const char *path,
-                               struct sb_error *err)
+static int allow_device_access(int dirfd, const char *name, const char *path, struct sb_error *err)
 {
         _cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct statvfs sv;
@@ -57,8 +56,9 @@ static int create_device(const struct init_device *d, struct sb_error *err)
                 return sb_fail(err, EINVAL, "create device %s: not an absolute path",
                                path ? path : "(null)");
         if (type != S_IFCHR && type != S_IFBLK && type != S_IFIFO)
-                return sb_fail(err, EINVAL, "create device %s: mode 0%o is not a char, block or fifo node",
-                               path, d->mode);
+                return sb_fail(err, EINVAL,
+                               "create device %s: mode 0%o is not a char, block or fifo node", path,
+                               d->mode);
 
         const char *slash = strrchr(path, '/');
         const char *name = slash + 1;

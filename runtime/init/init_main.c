@@ -82,8 +82,7 @@ static int read_plan(const char *fd_arg, struct init_plan *plan, struct sb_error
         return init_plan_decode(buf, len, plan, err);
 }
 
-static int setup_container(const struct init_plan *plan, int *console_slave,
-                           struct sb_error *err)
+static int setup_container(const struct init_plan *plan, int *console_slave, struct sb_error *err)
 {
         if (init_apply_mounts(plan->mounts, plan->n_mounts, err) < 0)
                 return -1;
@@ -96,7 +95,8 @@ static int setup_container(const struct init_plan *plan, int *console_slave,
                 if (*console_slave < 0)
                         return -1;
         }
-        if (plan->domainname != NULL && setdomainname(plan->domainname, strlen(plan->domainname)) < 0)
+        if (plan->domainname != NULL &&
+            setdomainname(plan->domainname, strlen(plan->domainname)) < 0)
                 return sb_fail(err, errno, "setdomainname %s", plan->domainname);
         if (plan->readonly_root && init_remount_root_readonly(err) < 0)
                 return -1;
@@ -117,7 +117,8 @@ static void report_failure(int ready_fd, const struct sb_error *err)
         for (char *p = text; *p; p++)
                 if (*p == '\n')
                         *p = ' ';
-        if (init_write_all(ready_fd, "E", 1) < 0 || init_write_all(ready_fd, text, strlen(text)) < 0)
+        if (init_write_all(ready_fd, "E", 1) < 0 ||
+            init_write_all(ready_fd, text, strlen(text)) < 0)
                 init_print_error(err);
         close(ready_fd);
 }

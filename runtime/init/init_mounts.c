@@ -205,7 +205,8 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
 
         switch (m->kind) {
         case INIT_MOUNT_FS:
-                if (mount(m->source, fd_path(fd, buf), m->fstype, (unsigned long)m->flags, m->data) < 0)
+                if (mount(m->source, fd_path(fd, buf), m->fstype, (unsigned long)m->flags,
+                          m->data) < 0)
                         return sb_fail(err, errno, "%s", what);
                 return 0;
         case INIT_MOUNT_REMOUNT:
@@ -245,6 +246,7 @@ int init_enter_cwd(const char *cwd, struct sb_error *err)
         char buf[PATH_MAX];
         errno = 0;
         if (getcwd(buf, sizeof(buf)) == NULL || buf[0] != '/')
-                return sb_fail(err, errno ? errno : EINVAL, "chdir %s: cwd is outside the container", cwd);
+                return sb_fail(err, errno ? errno : EINVAL,
+                               "chdir %s: cwd is outside the container", cwd);
         return 0;
 }

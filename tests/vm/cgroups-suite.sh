@@ -21,6 +21,9 @@ export SBRUN_TEST_TMP=/tmp/sbrun-cgroups-tests
 export SBRUN_ROOTFS=/tmp/sbrun-cgroups-rootfs
 [ -x "$SBRUN" ] || { echo "cgroups-suite: no sbrun at $SBRUN (set SBRUN_BUILDDIR or SBRUN)" >&2; exit 2; }
 mkdir -p "$SBRUN_TEST_TMP"
+# Everything in the guest runs ~50x slower than on the host, and more when
+# the host is busy; the first test also pays for cold 9p caches.
+export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
 # bats reads process substitutions through /dev/fd, which devtmpfs lacks.
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 
