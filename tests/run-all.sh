@@ -129,6 +129,20 @@ for dir in "${bats_dirs[@]}"; do
         add_suite "$name" "$p" "$f" "$s"
 done
 
+# --- style ------------------------------------------------------------------
+
+# The C tree follows .clang-format; a file that does not is a failed test.
+if command -v clang-format >/dev/null; then
+        echo "# format (clang-format)"
+        if "$SBRUN_SRCDIR/tests/check-format.sh"; then
+                echo "ok 1 every C file follows .clang-format"
+                add_suite format 1 0 0
+        else
+                echo "not ok 1 C files differ from .clang-format (tests/check-format.sh)"
+                add_suite format 0 1 0
+        fi
+fi
+
 # --- the VM lane: real cgroup v2 ---------------------------------------------
 
 # This host (and CI) is a hybrid cgroup v1/v2 machine where sbrun fails
