@@ -1,6 +1,7 @@
 #include "runtime/console.h"
 
 #include "common/error.h"
+#include "common/fd_passing.h"
 
 #include <errno.h>
 #include <string.h>
@@ -41,27 +42,11 @@ int console_socket_pair(int *ours, int *theirs, struct sb_error *err)
 int console_receive_master(int sock, struct sb_error *err)
 {
         char name[256];
-        char control[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = { .iov_base = name, .iov_len = sizeof(name) };
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = control,
-                .msg_controllen = sizeof(control),
-        };
-        ssize_t n;
+        int fd = -1;
 
-        do
-                n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return sb_fail(err, errno, "receive the pty master");
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        int fd;
-                        memcpy(&fd, CMSG_DATA(c), sizeof(int));
-                        return fd;
-                }
-        }
-        return sb_fail(err, 0, "the container sent no pty master");
+        if (sb_recv_fd(sock, name, sizeof(name), &fd) < 0)
+                return sb_fail(err, errno == EPROTO ? 0 : errno,
+                               errno == EPROTO ? "the container sent no pty master" :
+                                                 "receive the pty master");
+        return fd;
 }

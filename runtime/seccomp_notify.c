@@ -4,6 +4,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fd_passing.h"
 #include "common/json_escape.h"
 #include "oci/state.h"
 
@@ -60,28 +61,10 @@ char *seccomp_notify_state_json(const struct oci_state *state, const char *metad
 int seccomp_notify_hand_over(int channel, int listener_sock, const char *state_json,
                              struct sb_error *err)
 {
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } control = { 0 };
-        struct iovec iov = { .iov_base = (void *)state_json, .iov_len = strlen(state_json) };
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = control.buf,
-                .msg_controllen = sizeof(control.buf),
-        };
-        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-        ssize_t n;
+        size_t len = strlen(state_json);
+        ssize_t n = sb_send_fd(channel, listener_sock, state_json, len);
 
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cmsg), &listener_sock, sizeof(int));
-        do
-                n = sendmsg(channel, &msg, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
-        if (n != (ssize_t)iov.iov_len)
+        if (n != (ssize_t)len)
                 return sb_fail(
                         err, n < 0 ? errno : EIO,
                         "linux.seccomp.listenerPath: pass the listener socket to the container init");

@@ -7,6 +7,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fd_passing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,28 +27,12 @@
 
 /* runc sends the fd with the pty's name as the message body; conmon and
  * the containerd shim only look at the fd. */
-static int send_fd(int sock, int fd, const char *name, struct sb_error *err)
+static int send_master(int sock, int master, struct sb_error *err)
 {
-        char control[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = { .iov_base = (void *)name, .iov_len = strlen(name) };
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = control,
-                .msg_controllen = sizeof(control),
-        };
-        struct cmsghdr *cmsg;
+        static const char name[] = "/dev/ptmx";
 
-        memset(control, 0, sizeof(control));
-        cmsg = CMSG_FIRSTHDR(&msg);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-        while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
-                if (errno != EINTR)
-                        return sb_fail(err, errno, "send the pty master on the console socket");
-        }
+        if (sb_send_fd(sock, master, name, sizeof(name) - 1) < 0)
+                return sb_fail(err, errno, "send the pty master on the console socket");
         return 0;
 }
 
@@ -102,7 +87,7 @@ int init_console_setup(const struct init_plan *plan, bool bind_console, struct s
                 close(slave);
                 return -1;
         }
-        if (send_fd(plan->console_fd, master, "/dev/ptmx", err) < 0) {
+        if (send_master(plan->console_fd, master, err) < 0) {
                 close(slave);
                 return -1;
         }

@@ -5,6 +5,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,28 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-int init_write_all(int fd, const void *buf, size_t len)
-{
-        const char *p = buf;
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -1;
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 void init_print_error(const struct sb_error *err)
 {
         _cleanup_free_ char *text = sb_error_text(err);
         _cleanup_free_ char *line = NULL;
         if (asprintf(&line, "sbrun-init: %s\n", text ? text : "out of memory") < 0)
                 return;
-        (void)init_write_all(STDERR_FILENO, line, strlen(line));
+        (void)sb_write_all(STDERR_FILENO, line, strlen(line));
 }
 
 /* The open blocks until a reader (`sbrun start`) opens the fifo. A reader

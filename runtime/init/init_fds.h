@@ -8,9 +8,6 @@
 
 struct sb_error;
 
-/* write(2) all of buf, retrying on EINTR and short writes; 0 or -1/errno. */
-int init_write_all(int fd, const void *buf, size_t len);
-
 /* "sbrun-init: <message>: <strerror>\n" on fd 2, unbuffered. */
 void init_print_error(const struct sb_error *err);
 

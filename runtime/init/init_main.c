@@ -15,6 +15,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -117,8 +118,7 @@ static void report_failure(int ready_fd, const struct sb_error *err)
         for (char *p = text; *p; p++)
                 if (*p == '\n')
                         *p = ' ';
-        if (init_write_all(ready_fd, "E", 1) < 0 ||
-            init_write_all(ready_fd, text, strlen(text)) < 0)
+        if (sb_write_all(ready_fd, "E", 1) < 0 || sb_write_all(ready_fd, text, strlen(text)) < 0)
                 init_print_error(err);
         close(ready_fd);
 }
@@ -127,7 +127,7 @@ static int report_ready(int ready_fd, struct sb_error *err)
 {
         if (ready_fd < 0)
                 return 0;
-        if (init_write_all(ready_fd, "R", 1) < 0)
+        if (sb_write_all(ready_fd, "R", 1) < 0)
                 return sb_fail(err, errno, "report readiness");
         close(ready_fd);
         return 0;

@@ -4,6 +4,7 @@
 #include "runtime/init/init_notify.h"
 
 #include "common/error.h"
+#include "common/fd_passing.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,16 +15,8 @@
 /* The state document holds the annotations; 1 MiB is far above any engine's. */
 #define MAX_STATE_LEN (1u << 20)
 
-union fd_control {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-};
-
 int init_notify_receive(int channel, struct init_notify *n, struct sb_error *err)
 {
-        union fd_control control;
-        struct msghdr msg = { 0 };
-        struct iovec iov;
         ssize_t len;
 
         n->listener_sock = -1;
@@ -38,21 +31,10 @@ int init_notify_receive(int channel, struct init_notify *n, struct sb_error *err
         n->state = malloc((size_t)len + 1);
         if (n->state == NULL)
                 return sb_fail(err, ENOMEM, "seccomp notify: state");
-        iov = (struct iovec){ .iov_base = n->state, .iov_len = (size_t)len };
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.buf;
-        msg.msg_controllen = sizeof(control.buf);
-        do
-                len = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
-        while (len < 0 && errno == EINTR);
-        struct cmsghdr *cmsg = len > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-        if (cmsg == NULL || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-            cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS ||
-            cmsg->cmsg_len != CMSG_LEN(sizeof(int)))
+        len = sb_recv_fd(channel, n->state, (size_t)len, &n->listener_sock);
+        if (len <= 0)
                 return sb_fail(err, len < 0 ? errno : EPROTO,
                                "seccomp notify: receive the listener socket");
-        memcpy(&n->listener_sock, CMSG_DATA(cmsg), sizeof(int));
         n->state[len] = '\0';
         n->state_len = (size_t)len;
         close(channel);
@@ -61,30 +43,14 @@ int init_notify_receive(int channel, struct init_notify *n, struct sb_error *err
 
 int init_notify_deliver(struct init_notify *n, int listener_fd, struct sb_error *err)
 {
-        union fd_control control = { 0 };
-        struct iovec iov = { .iov_base = n->state, .iov_len = n->state_len };
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = control.buf,
-                .msg_controllen = sizeof(control.buf),
-        };
-        struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-        ssize_t sent;
-
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cmsg), &listener_fd, sizeof(int));
-        do
-                sent = sendmsg(n->listener_sock, &msg, MSG_NOSIGNAL);
-        while (sent < 0 && errno == EINTR);
+        ssize_t sent = sb_send_fd(n->listener_sock, listener_fd, n->state, n->state_len);
+        size_t expected = n->state_len;
         int saved = errno;
         close(listener_fd);
         init_notify_release(n);
         /* A stream socket takes the fd with the first bytes; a short send
          * leaves the listener with half a document: fail. */
-        if (sent != (ssize_t)iov.iov_len)
+        if (sent != (ssize_t)expected)
                 return sb_fail(
                         err, sent < 0 ? saved : EIO,
                         "seccomp notify: send the listener fd to linux.seccomp.listenerPath");
