@@ -2,6 +2,7 @@
  * plus /proc/sys, /sys/firmware and the like. A spec may add paths, never
  * unmask one of these (an empty list in config.json is not a loosening). */
 #include "spec/floor.h"
+#include "spec/runc_paths.h"
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -10,26 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const floor_masked[] = {
-        "/proc/acpi",
-        "/proc/asound",
-        "/proc/kcore",
-        "/proc/keys",
-        "/proc/latency_stats",
-        "/proc/timer_list",
-        "/proc/timer_stats",
-        "/proc/sched_debug",
-        "/proc/scsi",
-        "/sys/firmware",
-        "/sys/devices/virtual/powercap",
-        NULL,
-};
-
-/* /proc/sysrq-trigger would let root crash or reboot the host; /proc/sys
- * holds the host's non-namespaced sysctls (bwrap leaves it writable). */
-static const char *const floor_readonly[] = { "/proc/bus",           "/proc/fs",
-                                              "/proc/irq",           "/proc/sys",
-                                              "/proc/sysrq-trigger", NULL };
+/* Beyond runc's: powercap's energy counters leak what other tenants run. */
+static const char *const floor_masked_extra[] = { "/sys/devices/virtual/powercap", NULL };
 
 static int union_paths(char ***list, size_t *n, bool *has, const char *const *want,
                        const char *field, const char *rule, struct floor_report *report,
@@ -63,10 +46,14 @@ int floor_paths(struct oci_config *config, const struct floor_context *ctx,
         struct oci_linux *l = config->linux_;
 
         (void)ctx;
-        if (union_paths(&l->masked_paths, &l->n_masked_paths, &l->has_masked_paths, floor_masked,
-                        "linux.maskedPaths", "standard: runc's masked paths", report, err) < 0)
+        if (union_paths(&l->masked_paths, &l->n_masked_paths, &l->has_masked_paths,
+                        runc_masked_paths, "linux.maskedPaths", "standard: runc's masked paths",
+                        report, err) < 0 ||
+            union_paths(&l->masked_paths, &l->n_masked_paths, &l->has_masked_paths,
+                        floor_masked_extra, "linux.maskedPaths", "standard: runc's masked paths",
+                        report, err) < 0)
                 return -1;
         return union_paths(&l->readonly_paths, &l->n_readonly_paths, &l->has_readonly_paths,
-                           floor_readonly, "linux.readonlyPaths",
+                           runc_readonly_paths, "linux.readonlyPaths",
                            "standard: runc's read-only paths and /proc/sys", report, err);
 }

@@ -6,6 +6,8 @@
 
 #include "spec/spec_template.h"
 
+#include "spec/runc_paths.h"
+
 #include "common/error.h"
 
 #include <errno.h>
@@ -63,25 +65,6 @@ static const struct template_mount rootless_sys_mount = {
  * container's user namespace. */
 static const char *const default_namespaces[] = { "pid",   "network", "ipc", "uts",
                                                   "mount", "cgroup",  NULL };
-
-static const char *const masked_paths[] = {
-        "/proc/acpi",
-        "/proc/asound",
-        "/proc/kcore",
-        "/proc/keys",
-        "/proc/latency_stats",
-        "/proc/timer_list",
-        "/proc/timer_stats",
-        "/proc/sched_debug",
-        "/sys/firmware",
-        "/proc/scsi",
-        "/sys/devices/virtual/tpm",
-        NULL,
-};
-
-static const char *const readonly_paths[] = { "/proc/bus",           "/proc/fs",
-                                              "/proc/irq",           "/proc/sys",
-                                              "/proc/sysrq-trigger", NULL };
 
 /* A JSON writer that remembers the first yajl failure, so the template reads
  * as a list of fields and is checked once at the end. */
@@ -266,8 +249,14 @@ static void write_linux(struct jw *w, bool rootless, uid_t uid, gid_t gid)
                 jw_close(w, true);
         }
         write_namespaces(w, rootless);
-        jw_key_strv(w, "maskedPaths", masked_paths, false);
-        jw_key_strv(w, "readonlyPaths", readonly_paths, false);
+        /* runc's list, and the TPM that current runc masks too. */
+        jw_str(w, "maskedPaths");
+        jw_open(w, false);
+        for (const char *const *p = runc_masked_paths; *p != NULL; p++)
+                jw_str(w, *p);
+        jw_str(w, "/sys/devices/virtual/tpm");
+        jw_close(w, false);
+        jw_key_strv(w, "readonlyPaths", runc_readonly_paths, false);
         jw_close(w, true);
 }
 

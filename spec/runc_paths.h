@@ -1,0 +1,9 @@
+/* runc's default maskedPaths and readonlyPaths: what `sbrun spec` writes,
+ * and what the standard floor keeps in every container. */
+#ifndef SB_SPEC_RUNC_PATHS_H
+#define SB_SPEC_RUNC_PATHS_H
+
+extern const char *const runc_masked_paths[];   /* NULL-terminated */
+extern const char *const runc_readonly_paths[]; /* NULL-terminated */
+
+#endif
