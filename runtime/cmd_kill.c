@@ -74,16 +74,18 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
                 sb_fail(err, 0, "container \"%s\" is not running", state->id);
                 goto out;
         }
-        if (all && state->cgroup_path != NULL) {
-                if (signal_cgroup(state, signo, err) < 0)
-                        goto out;
-        } else if (all && container_procs_signal_all(state->pid, signo, err) < 0) {
+        if (all && state->cgroup_path != NULL && signal_cgroup(state, signo, err) < 0)
                 goto out;
-        }
+        /* The container process before the others: a shell waiting on its
+         * children would otherwise see them die and exit on its own, with
+         * another status than the signal's. */
         if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0 && !(all && errno == ESRCH)) {
                 sb_fail(err, errno, "kill container \"%s\" with signal %d", state->id, signo);
                 goto out;
         }
+        if (all && state->cgroup_path == NULL &&
+            container_procs_signal_all(state->pid, signo, err) < 0)
+                goto out;
         ret = 0;
 out:
         oci_state_free(state);

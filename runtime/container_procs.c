@@ -33,8 +33,10 @@ int container_procs_signal_all(int pid, int signo, struct sb_error *err)
 
         if (proc == NULL)
                 return sb_fail(err, errno, "open /proc");
+        /* Gone already (e.g. just SIGKILLed): as the init of its pid
+         * namespace it took every process in it along. */
         if (ns_inode(pid, "pid", &container_ns) < 0)
-                return sb_fail(err, errno, "pid namespace of %d", pid);
+                return 0;
         /* A container in the host's pid namespace has no boundary to find
          * its processes by: only its own process is signalled then. */
         if (ns_inode(getpid(), "pid", &host_ns) == 0 && host_ns == container_ns)
