@@ -108,6 +108,12 @@ static int build_deny_list(scmp_filter_ctx ctx, struct sb_error *err)
                 if (add(ctx, "clone", SCMP_ACT_ERRNO(EPERM), 1, &cmp, err) < 0)
                         return -1;
         }
+        for (size_t i = 0; i < floor_ioctl_deny_len; i++) {
+                struct scmp_arg_cmp cmp =
+                        SCMP_A1(SCMP_CMP_MASKED_EQ, UINT32_MAX, floor_ioctl_deny[i]);
+                if (add(ctx, "ioctl", SCMP_ACT_ERRNO(EPERM), 1, &cmp, err) < 0)
+                        return -1;
+        }
         return 0;
 }
 
@@ -157,6 +163,8 @@ static int program_key(enum floor_program which, char **key, size_t *len, struct
                                 floor_standard_deny[i].errnum);
                 for (size_t i = 0; i < floor_clone_new_flags_len; i++)
                         fprintf(f, "clone %llx\n", (unsigned long long)floor_clone_new_flags[i]);
+                for (size_t i = 0; i < floor_ioctl_deny_len; i++)
+                        fprintf(f, "ioctl %x\n", floor_ioctl_deny[i]);
         } else {
                 for (size_t i = 0; i < floor_strict_allow_len; i++)
                         fprintf(f, "allow %s\n", floor_strict_allow[i]);

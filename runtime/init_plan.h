@@ -16,6 +16,7 @@ enum init_mount_kind {
         INIT_MOUNT_REMOUNT,  /* bind-remount an existing mount point with `flags` (ro, noexec…) */
         INIT_MOUNT_MASK,     /* maskedPaths entry: /dev/null over a file, ro tmpfs over a dir */
         INIT_MOUNT_READONLY, /* readonlyPaths entry: bind onto itself, remount ro */
+        INIT_MOUNT_RESIZE,   /* remount a tmpfs with `data` (size=…), its flags kept */
 };
 
 /* Each entry's destination is an absolute path inside the container; init

@@ -293,6 +293,24 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
                                                                   0;
 }
 
+/* runc's /dev tmpfs size. */
+#define DEV_TMPFS_SIZE (64ULL << 20)
+
+/* bwrap has no size for --dev (its --size is for --tmpfs only), and an
+ * unsized tmpfs may take half the host's RAM: the init sets the size. */
+static int add_dev(unsigned long long size, struct strv *bwrap, struct init_mount_list *init,
+                   struct sb_error *err)
+{
+        char data[64];
+
+        strv_add(bwrap, "--dev");
+        strv_add(bwrap, "/dev");
+        snprintf(data, sizeof(data), "size=%llu", size);
+        if (init_mount_list_add(init, INIT_MOUNT_RESIZE, NULL, "/dev", NULL, 0, data, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts");
+        return 0;
+}
+
 static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                            const struct mount_options *o, struct strv *bwrap,
                            struct init_mount_list *init, struct mount_table *table,
@@ -307,8 +325,8 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
                 /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
                  * /dev/shm: what an OCI /dev tmpfs is expected to become. */
-                strv_add(bwrap, "--dev");
-                strv_add(bwrap, dest);
+                if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                        return -1;
                 table->has_dev = true;
         } else if (is_type(m, "tmpfs")) {
                 if (o->has_mode) {
@@ -437,8 +455,8 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
         /* runc gives every container the default device nodes even without a
          * /dev mount; bwrap's --dev is that set. */
         if (!config_has_dev) {
-                strv_add(bwrap, "--dev");
-                strv_add(bwrap, "/dev");
+                if (add_dev(DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                        return -1;
                 table->has_dev = true;
                 if (table_add(table, "/dev", MOUNTED_FRESH, NULL) < 0)
                         return sb_fail(err, ENOMEM, "mounts");

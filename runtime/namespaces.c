@@ -1,6 +1,7 @@
 #include "runtime/namespaces.h"
 
 #include "common/error.h"
+#include "spec/sysctl_namespaces.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,11 +115,6 @@ static bool has_ns(const struct ns_setup *ns, enum oci_namespace_type t)
         return ns->unshare[t] || ns->join_fds[t] >= 0;
 }
 
-static const char *const ipc_sysctls[] = {
-        "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",          "kernel.sem", "kernel.shmall",
-        "kernel.shmmax", "kernel.shmmni", "kernel.shm_rmid_forced", NULL,
-};
-
 int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
                       struct sb_error *err)
 {
@@ -129,30 +125,15 @@ int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns
                 return sb_fail(
                         err, 0,
                         "domainname: cannot set the domainname without a private UTS namespace");
+        /* The floor refused every key that is not namespaced (spec/). */
         for (size_t i = 0; config->linux_ && i < config->linux_->n_sysctl; i++) {
                 const char *key = config->linux_->sysctl[i].key;
-                bool ok = false;
-                enum oci_namespace_type needs = OCI_NS_IPC;
+                enum oci_namespace_type needs;
 
-                for (const char *const *p = ipc_sysctls; *p && !ok; p++)
-                        ok = strcmp(key, *p) == 0;
-                if (!ok && strncmp(key, "fs.mqueue.", 10) == 0)
-                        ok = true;
-                if (!ok && strncmp(key, "net.", 4) == 0) {
-                        ok = true;
-                        needs = OCI_NS_NETWORK;
-                }
-                if (!ok && (strcmp(key, "kernel.hostname") == 0 ||
-                            strcmp(key, "kernel.domainname") == 0)) {
-                        ok = true;
-                        needs = OCI_NS_UTS;
-                }
-                if (!ok)
+                if (!sysctl_namespace(key, &needs))
                         return sb_fail(err, 0,
                                        "linux.sysctl: \"%s\" is not a namespaced sysctl: refused",
                                        key);
-                if (strchr(key, '/') != NULL || strstr(key, "..") != NULL)
-                        return sb_fail(err, 0, "linux.sysctl: invalid key \"%s\"", key);
                 if (!has_ns(ns, needs))
                         return sb_fail(
                                 err, 0,

@@ -1,8 +1,8 @@
-/* Resource ceilings (linux.resources): pids always (set when the spec has
- * none), memory above the ceiling (the operator's, else the host's RAM) and
- * cpu above an operator ceiling clamped; strict applies memory (swap 0),
- * pids and cpu even when the spec asks for none. runtime/container_cgroup.c
- * then writes what is left here. */
+/* Resource ceilings (linux.resources): a ceiling in effect (the profile's
+ * or the operator's) is applied whether the spec asks for more or for
+ * nothing, since no limit is the most of all. Without a memory ceiling a
+ * request above the host's RAM is still clamped to it. Strict: no swap.
+ * runtime/container_cgroup.c then writes what is left here. */
 #include "spec/floor.h"
 
 #include "common/error.h"
@@ -57,26 +57,27 @@ static int pids(struct oci_resources *r, const struct floor_context *ctx,
 static int memory(struct oci_resources *r, const struct floor_context *ctx,
                   struct floor_report *report, struct sb_error *err)
 {
-        bool strict = ctx->profile->force_ceilings;
         int64_t ceiling = ctx->ceilings.memory;
-        const char *rule = strict ? "strict memory ceiling" : "standard memory ceiling";
-        char req[32], eff[32];
+        bool when_absent = ceiling != 0;
+        char rule[64], req[32], eff[32];
 
-        if (ceiling == 0 && !strict) {
+        snprintf(rule, sizeof(rule), "%s memory ceiling", ctx->profile->name);
+        if (ceiling == 0) {
                 ceiling = host_memory();
-                rule = "standard: no more memory than the host has";
+                snprintf(rule, sizeof(rule), "%s: no more memory than the host has",
+                         ctx->profile->name);
         }
         if (ceiling == 0)
                 return 0;
         if (r->memory == NULL) {
-                if (!strict)
+                if (!when_absent)
                         return 0;
                 r->memory = calloc(1, sizeof(*r->memory));
                 if (r->memory == NULL)
                         return sb_fail(err, ENOMEM, "linux.resources.memory");
         }
         struct oci_memory *m = r->memory;
-        bool over = m->has_limit ? (m->limit < 0 || m->limit > ceiling) : strict;
+        bool over = m->has_limit ? (m->limit < 0 || m->limit > ceiling) : when_absent;
         if (over) {
                 show(req, sizeof(req), m->has_limit, m->limit);
                 show(eff, sizeof(eff), true, ceiling);
@@ -88,7 +89,7 @@ static int memory(struct oci_resources *r, const struct floor_context *ctx,
                         return -1;
         }
         /* OCI's swap is memory+swap: equal to the limit means no swap. */
-        if (strict && (!m->has_swap || m->swap != m->limit)) {
+        if (ctx->profile->no_swap && (!m->has_swap || m->swap != m->limit)) {
                 show(req, sizeof(req), m->has_swap, m->swap);
                 show(eff, sizeof(eff), true, m->limit);
                 m->has_swap = true;
@@ -108,8 +109,6 @@ static int cpu(struct oci_resources *r, const struct floor_context *ctx,
         if (c->cpu_quota == 0 || c->cpu_period == 0)
                 return 0;
         if (r->cpu == NULL) {
-                if (!ctx->profile->force_ceilings)
-                        return 0;
                 r->cpu = calloc(1, sizeof(*r->cpu));
                 if (r->cpu == NULL)
                         return sb_fail(err, ENOMEM, "linux.resources.cpu");
@@ -119,8 +118,6 @@ static int cpu(struct oci_resources *r, const struct floor_context *ctx,
         bool limited = p->has_quota && p->quota > 0;
         /* Compare quota/period with ceiling_quota/ceiling_period exactly. */
         if (limited && (__int128)p->quota * c->cpu_period <= (__int128)c->cpu_quota * period)
-                return 0;
-        if (!limited && !ctx->profile->force_ceilings && !p->has_quota)
                 return 0;
         if (limited)
                 snprintf(req, sizeof(req), "%" PRId64 "/%" PRIu64, p->quota, period);

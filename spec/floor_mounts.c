@@ -98,17 +98,22 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
         return 0;
 }
 
+/* size=BYTES in place of any size= or nr_blocks= (either sets the block
+ * limit, the last one wins in the kernel, so none may stay beside it). */
 static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *err)
 {
         char opt[64];
+        size_t kept = 0;
+
         snprintf(opt, sizeof(opt), "size=%" PRIu64, size);
         for (size_t i = 0; i < m->n_options; i++) {
-                if (strncmp(m->options[i], "size=", 5) == 0) {
+                if (strncmp(m->options[i], "size=", 5) == 0 ||
+                    strncmp(m->options[i], "nr_blocks=", 10) == 0)
                         free(m->options[i]);
-                        m->options[i] = strdup(opt);
-                        return m->options[i] ? 0 : sb_fail(err, ENOMEM, "mounts");
-                }
+                else
+                        m->options[kept++] = m->options[i];
         }
+        m->n_options = kept;
         char **grown = realloc(m->options, (m->n_options + 2) * sizeof(char *));
         if (grown == NULL)
                 return sb_fail(err, ENOMEM, "mounts");
@@ -117,6 +122,64 @@ static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *
         if (grown[m->n_options] == NULL)
                 return sb_fail(err, ENOMEM, "mounts");
         grown[++m->n_options] = NULL;
+        return 0;
+}
+
+/* The tmpfs's block limit as asked: 0 when none, or one the floor cannot
+ * read (a percentage of RAM, nr_blocks): those are clamped as if above. */
+static uint64_t requested_size(const struct oci_mount *m, char *shown, size_t shown_size)
+{
+        uint64_t size = 0;
+
+        snprintf(shown, shown_size, "(none)");
+        for (size_t i = 0; i < m->n_options; i++) {
+                int64_t n = 0;
+                if (strncmp(m->options[i], "nr_blocks=", 10) == 0) {
+                        snprintf(shown, shown_size, "%s", m->options[i]);
+                        size = UINT64_MAX;
+                } else if (strncmp(m->options[i], "size=", 5) == 0) {
+                        snprintf(shown, shown_size, "%s", m->options[i]);
+                        size = policy_parse_size(m->options[i] + 5, &n) == 0 ? (uint64_t)n :
+                                                                                UINT64_MAX;
+                }
+        }
+        return size;
+}
+
+static bool is_tmpfs(const struct oci_mount *m)
+{
+        return m->type != NULL && strcmp(m->type, "tmpfs") == 0;
+}
+
+/* A tmpfs without a size may take half the host's RAM; every one is held
+ * to the profile's tmp ceiling (its pages count against memory.max too,
+ * but that may be unset under standard). */
+static int cap_tmpfs_mounts(struct oci_config *config, const struct floor_context *ctx,
+                            struct floor_report *report, struct sb_error *err)
+{
+        uint64_t ceiling = ctx->ceilings.tmp_size;
+        char rule[64], eff[64];
+
+        if (ceiling == 0)
+                return 0;
+        snprintf(rule, sizeof(rule), "%s tmpfs size ceiling", ctx->profile->name);
+        snprintf(eff, sizeof(eff), "size=%" PRIu64, ceiling);
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                struct oci_mount *m = &config->mounts[i];
+                char field[64], req[96];
+                uint64_t size;
+
+                if (!is_tmpfs(m))
+                        continue;
+                size = requested_size(m, req, sizeof(req));
+                if (size != 0 && size <= ceiling)
+                        continue;
+                snprintf(field, sizeof(field), "mounts[%zu].options", i);
+                if (set_size_option(m, ceiling, err) < 0 ||
+                    floor_note(report, err, size == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req,
+                               eff, rule) < 0)
+                        return -1;
+        }
         return 0;
 }
 
@@ -158,21 +221,18 @@ static int strict_root(struct oci_config *config, const struct floor_context *ct
         }
         if (size == 0)
                 return 0;
-        snprintf(eff, sizeof(eff), "tmpfs size=%" PRIu64, size);
         for (size_t i = 0; i < config->n_mounts; i++) {
-                struct oci_mount *m = &config->mounts[i];
+                const struct oci_mount *m = &config->mounts[i];
                 char field[64];
                 if (strcmp(m->destination, "/tmp") != 0 && strcmp(m->destination, "/tmp/") != 0)
                         continue;
+                if (is_tmpfs(m))
+                        return 0; /* sized by cap_tmpfs_mounts */
                 snprintf(field, sizeof(field), "mounts[%zu]", i);
-                if (m->type == NULL || strcmp(m->type, "tmpfs") != 0)
-                        return floor_refuse(report, err, field, "a /tmp that is not a tmpfs",
-                                            "strict: size-capped /tmp");
-                if (set_size_option(m, size, err) < 0)
-                        return -1;
-                return floor_note(report, err, FLOOR_CLAMPED, field, "tmpfs /tmp", eff,
-                                  "strict: size-capped /tmp");
+                return floor_refuse(report, err, field, "a /tmp that is not a tmpfs",
+                                    "strict: size-capped /tmp");
         }
+        snprintf(eff, sizeof(eff), "tmpfs size=%" PRIu64, size);
         if (add_tmp(config, err) < 0 ||
             set_size_option(&config->mounts[config->n_mounts - 1], size, err) < 0)
                 return -1;
@@ -185,7 +245,7 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
 {
         if (check_binds(config, ctx, report, err) < 0)
                 return -1;
-        if (ctx->profile->readonly_root)
-                return strict_root(config, ctx, report, err);
-        return 0;
+        if (ctx->profile->readonly_root && strict_root(config, ctx, report, err) < 0)
+                return -1;
+        return cap_tmpfs_mounts(config, ctx, report, err);
 }

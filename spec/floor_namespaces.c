@@ -1,10 +1,11 @@
 /* Namespaces: pid, mount, ipc, uts and cgroup always new; never the host's
  * own namespace by path; a network namespace of the container's own
- * (strict: a new, empty one). */
+ * (strict: a new, empty one); only sysctls such a namespace isolates. */
 #include "spec/floor.h"
 
 #include "common/error.h"
 #include "oci/config.h"
+#include "spec/sysctl_namespaces.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -88,6 +89,22 @@ static int network(struct oci_linux *linux_, const struct floor_context *ctx,
         return 0;
 }
 
+static int sysctls(const struct oci_linux *linux_, struct floor_report *report,
+                   struct sb_error *err)
+{
+        for (size_t i = 0; i < linux_->n_sysctl; i++) {
+                enum oci_namespace_type type;
+                char field[300], value[300];
+                snprintf(field, sizeof(field), "linux.sysctl[\"%s\"]", linux_->sysctl[i].key);
+                snprintf(value, sizeof(value), "\"%s\"", linux_->sysctl[i].value);
+                if (!sysctl_namespace(linux_->sysctl[i].key, &type) &&
+                    floor_refuse(report, err, field, value,
+                                 "standard: only namespaced sysctls") < 0)
+                        return -1;
+        }
+        return 0;
+}
+
 int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                      struct floor_report *report, struct sb_error *err)
 {
@@ -116,5 +133,7 @@ int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                     0)
                         return -1;
         }
+        if (sysctls(linux_, report, err) < 0)
+                return -1;
         return network(linux_, ctx, report, err);
 }

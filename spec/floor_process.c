@@ -88,6 +88,7 @@ int floor_process(struct oci_config *config, const struct floor_context *ctx,
 {
         struct oci_process *p = config->process;
         const struct floor_ceilings *c = &ctx->ceilings;
+        char rule[64];
 
         if (p == NULL)
                 return 0;
@@ -96,13 +97,13 @@ int floor_process(struct oci_config *config, const struct floor_context *ctx,
         if (clamp_rlimit(p, RLIMIT_CORE, "RLIMIT_CORE", 0, "standard: no core dumps", report, err) <
             0)
                 return -1;
-        if (ctx->profile->force_ceilings && c->fsize != 0 &&
-            clamp_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", c->fsize, "strict: fsize ceiling", report,
-                         err) < 0)
+        snprintf(rule, sizeof(rule), "%s fsize ceiling", ctx->profile->name);
+        if (c->fsize != 0 &&
+            clamp_rlimit(p, RLIMIT_FSIZE, "RLIMIT_FSIZE", c->fsize, rule, report, err) < 0)
                 return -1;
-        if (ctx->profile->force_ceilings && c->nofile != 0 &&
-            clamp_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", c->nofile, "strict: nofile ceiling",
-                         report, err) < 0)
+        snprintf(rule, sizeof(rule), "%s nofile ceiling", ctx->profile->name);
+        if (c->nofile != 0 &&
+            clamp_rlimit(p, RLIMIT_NOFILE, "RLIMIT_NOFILE", c->nofile, rule, report, err) < 0)
                 return -1;
         return 0;
 }

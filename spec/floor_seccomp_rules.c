@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/sched.h>
+#include <sys/ioctl.h>
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -84,6 +85,13 @@ const uint64_t floor_clone_new_flags[] = {
         CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET, CLONE_NEWTIME,
 };
 const size_t floor_clone_new_flags_len = N(floor_clone_new_flags);
+
+/* TIOCSTI pushes bytes into a terminal's input queue: on a terminal shared
+ * with the host (terminal: false under an interactive shell) the container
+ * would type commands into the host's shell. TIOCLINUX reaches the virtual
+ * console the same way. */
+const uint32_t floor_ioctl_deny[] = { TIOCSTI, TIOCLINUX };
+const size_t floor_ioctl_deny_len = N(floor_ioctl_deny);
 
 /* Enough for shells, coreutils, interpreters and compilers. Left out, among
  * others: socket, connect, bind (no network at all), the set*id family (the

@@ -22,6 +22,12 @@ extern const size_t floor_standard_deny_len;
 extern const uint64_t floor_clone_new_flags[];
 extern const size_t floor_clone_new_flags_len;
 
+/* ioctl(2) with one of these requests: EPERM. The kernel reads the request
+ * as a 32-bit int, so only the low 32 bits of arg1 are compared (a set high
+ * bit must not slip past). */
+extern const uint32_t floor_ioctl_deny[];
+extern const size_t floor_ioctl_deny_len;
+
 /* strict: deny (EPERM) by default, allow these (the standard deny list is
  * installed as well, so clone's namespace flags stay denied). */
 extern const char *const floor_strict_allow[];

@@ -21,13 +21,13 @@
  *       "cpu": "1.0",                 CPUs: cpu.quota per 100 ms cpu.period
  *       "fsize": "64M",               RLIMIT_FSIZE (bytes, suffixes allowed)
  *       "nofile": 1024,               RLIMIT_NOFILE
- *       "tmp": "64M"                  strict: size of the /tmp tmpfs
+ *       "tmp": "64M"                  size of every tmpfs mount (strict: /tmp is one)
  *     },
  *     "devices": ["/dev/fuse"]        device nodes linux.devices may create
  *   }                                 beyond the standard ones
  *
- * A ceiling given here replaces the profile's default for the default
- * profile; when an annotation selects a stricter profile, the lower of the
+ * A ceiling applies also to a spec that asks for no limit. A ceiling given
+ * here replaces the profile's default for the default profile; when an annotation selects a stricter profile, the lower of the
  * two applies.
  *
  * timeout.max_seconds (default none): the wall-clock ceiling of every

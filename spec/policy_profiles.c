@@ -25,13 +25,14 @@ static const struct floor_profile profiles[] = {
                 .caps = STANDARD_CAPS,
                 /* Enough for a build or a busy server; a fork bomb stops here.
                  * No default memory/cpu ceiling: ordinary images vary too
-                 * much; the operator sets them. */
-                .ceilings = { .pids = 4096 },
+                 * much; the operator sets them. A tmpfs would otherwise
+                 * take half the host's RAM. */
+                .ceilings = { .pids = 4096, .tmp_size = 1024 * MiB },
         },
         {
                 .id = POLICY_STRICT,
                 .name = "strict",
-                .force_ceilings = true,
+                .no_swap = true,
                 .no_network = true,
                 .no_capabilities = true,
                 .readonly_root = true,

@@ -14,7 +14,8 @@ struct sb_error;
 
 #define POLICY_ANNOTATION "run.sbrun.policy"
 
-/* 0 means "no ceiling" for every field. */
+/* 0 means "no ceiling" for every field. A ceiling applies also when the
+ * spec asks for no limit at all. */
 struct floor_ceilings {
         int64_t pids;        /* linux.resources.pids.limit */
         int64_t memory;      /* linux.resources.memory.limit, bytes */
@@ -22,13 +23,13 @@ struct floor_ceilings {
         uint64_t cpu_period; /* µs */
         uint64_t fsize;      /* RLIMIT_FSIZE, bytes */
         uint64_t nofile;     /* RLIMIT_NOFILE */
-        uint64_t tmp_size;   /* strict: size of the /tmp tmpfs, bytes */
+        uint64_t tmp_size;   /* size of every tmpfs mount (strict: and of /tmp), bytes */
 };
 
 struct floor_profile {
         enum policy_profile id;
         const char *name;
-        bool force_ceilings;            /* apply ceilings even when the spec asks for none */
+        bool no_swap;                   /* memory.swap.max 0 */
         bool no_network;                /* a new empty network namespace, joining refused */
         bool no_capabilities;           /* every capability dropped */
         bool readonly_root;             /* root.readonly and a size-capped /tmp */

@@ -96,9 +96,23 @@ static int kept_flags(int fd, unsigned long requested, unsigned long *kept)
         struct statvfs st;
         if (fstatvfs(fd, &st) < 0)
                 return -1;
-        *kept = st.f_flag & (ST_RDONLY | ST_NOSUID | ST_NODEV | ST_NOEXEC);
-        if (!(requested & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME)))
-                *kept |= st.f_flag & (ST_NOATIME | ST_NODIRATIME | ST_RELATIME);
+        /* ST_RELATIME (4096) is MS_BIND's value: translate each flag. */
+        static const struct {
+                unsigned long st, ms;
+                bool atime;
+        } map[] = {
+                { ST_RDONLY, MS_RDONLY, false },     { ST_NOSUID, MS_NOSUID, false },
+                { ST_NODEV, MS_NODEV, false },       { ST_NOEXEC, MS_NOEXEC, false },
+                { ST_NOATIME, MS_NOATIME, true },    { ST_NODIRATIME, MS_NODIRATIME, true },
+                { ST_RELATIME, MS_RELATIME, true },
+        };
+        bool own_atime = requested & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME);
+
+        *kept = 0;
+        for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+                if ((st.f_flag & map[i].st) && !(map[i].atime && own_atime))
+                        *kept |= map[i].ms;
+        }
         return 0;
 }
 
@@ -109,6 +123,18 @@ static int bind_remount(int fd, unsigned long flags, const char *what, struct sb
         if (kept_flags(fd, flags, &kept) < 0)
                 return sb_fail(err, errno, "%s: statvfs", what);
         if (mount(NULL, fd_path(fd, buf), NULL, MS_REMOUNT | MS_BIND | flags | kept, NULL) < 0)
+                return sb_fail(err, errno, "%s", what);
+        return 0;
+}
+
+/* The superblock, not the bind: the size holds for every view of it. */
+static int resize(int fd, const char *data, const char *what, struct sb_error *err)
+{
+        char buf[FD_PATH_MAX];
+        unsigned long kept;
+        if (kept_flags(fd, 0, &kept) < 0)
+                return sb_fail(err, errno, "%s: statvfs", what);
+        if (mount(NULL, fd_path(fd, buf), NULL, MS_REMOUNT | kept, data) < 0)
                 return sb_fail(err, errno, "%s", what);
         return 0;
 }
@@ -175,6 +201,9 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
         case INIT_MOUNT_READONLY:
                 snprintf(buf, size, "make %s read-only", m->destination);
                 break;
+        case INIT_MOUNT_RESIZE:
+                snprintf(buf, size, "remount %s with %s", m->destination, m->data ? m->data : "");
+                break;
         default:
                 snprintf(buf, size, "mount kind %u on %s", m->kind, m->destination);
         }
@@ -215,6 +244,8 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
                 return mask(fd, what, err);
         case INIT_MOUNT_READONLY:
                 return make_readonly(fd, m->destination, what, err);
+        case INIT_MOUNT_RESIZE:
+                return resize(fd, m->data, what, err);
         default:
                 return sb_fail(err, EINVAL, "%s", what);
         }

@@ -153,8 +153,15 @@ explain_json() {
         edit_config '.linux.sysctl = {"kernel.panic": "17"}'
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" "not a namespaced sysctl"
+        assert_fails_cleanly "$ID" 'linux.sysctl["kernel.panic"]: "17" refused (rule: standard: only namespaced sysctls)'
         [ "$(cat /proc/sys/kernel/panic)" = "$before" ]
+
+        # explain lists it beside a namespaced one that is kept.
+        edit_config '.linux.sysctl = {"kernel.panic": "17", "net.ipv4.ip_forward": "1"}'
+        run explain_json
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '.changes[] | select(.field == "linux.sysctl[\"kernel.panic\"]") | "\(.action) \(.rule)"' <<<"$output")" = "refused standard: only namespaced sysctls" ]
+        [ "$(jq '[.changes[] | select(.field | contains("ip_forward"))] | length' <<<"$output")" -eq 0 ]
 }
 
 # --- limits -----------------------------------------------------------------
@@ -172,6 +179,48 @@ explain_json() {
         [ "$(jq -r .action <<<"$pids")" = clamped ]
         mem=$(jq -c '.changes[] | select(.field == "linux.resources.memory.limit")' <<<"$output")
         [ "$(jq -r .effective <<<"$mem")" = $((512 * 1024 * 1024)) ]
+}
+
+@test "floor: an operator's ceilings bind a spec that asks for no limit at all" {
+        make_bundle
+        edit_config 'del(.linux.resources) | del(.process.rlimits)'
+        pol=$(policy_file '{"floor": {"ceilings": {"memory": "256M", "cpu": "0.5", "fsize": "1M", "nofile": 64}}}')
+
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        sel() { jq -r ".changes[] | select(.field == \"$1\") | \"\(.action) \(.effective) \(.rule)\"" <<<"$output"; }
+        [ "$(sel linux.resources.memory.limit)" = "added $((256 << 20)) standard memory ceiling" ]
+        [ "$(sel linux.resources.cpu)" = "added 50000/100000 standard cpu ceiling" ]
+        [ "$(sel process.rlimits.RLIMIT_FSIZE)" = "added 1048576 standard fsize ceiling" ]
+        [ "$(sel process.rlimits.RLIMIT_NOFILE)" = "added 64 standard nofile ceiling" ]
+
+        # The rlimits are what the process has.
+        set_cmd 'ulimit -f; ulimit -n'
+        run sbrun --policy "$pol" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = $'2048\n64' ]
+}
+
+@test "floor: every tmpfs is held to the tmp ceiling; filling it stops there" {
+        make_bundle
+        edit_config '.mounts += [{"destination": "/scratch", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "size=1g"]},
+                                 {"destination": "/blocks", "type": "tmpfs", "source": "tmpfs", "options": ["nr_blocks=1000000"]},
+                                 {"destination": "/small", "type": "tmpfs", "source": "tmpfs", "options": ["size=1m"]}]'
+        pol=$(policy_file '{"floor": {"ceilings": {"tmp": "8M"}}}')
+
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '[.changes[] | select(.rule == "standard tmpfs size ceiling") | .requested] | join(",")' <<<"$output")" = "size=65536k,size=65536k,size=1g,nr_blocks=1000000" ]
+
+        set_cmd 'for d in /scratch /blocks /small /dev; do
+                        dd if=/dev/zero of=$d/fill bs=1M count=64 2>/dev/null; echo "$d $?"
+                        du -k $d/fill | cut -f1
+                done'
+        run sbrun --policy "$pol" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        # dd fails with ENOSPC at 8 MiB; the small one keeps its 1 MiB.
+        [ "$output" = $'/scratch 1\n8192\n/blocks 1\n8192\n/small 1\n1024\n/dev 1\n8192' ]
+        assert_no_leftovers "$ID"
 }
 
 @test "floor: no pids limit gets the ceiling; RLIMIT_CORE is 0 inside" {
