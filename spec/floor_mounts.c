@@ -140,7 +140,7 @@ static uint64_t requested_size(const struct oci_mount *m, char *shown, size_t sh
                 } else if (strncmp(m->options[i], "size=", 5) == 0) {
                         snprintf(shown, shown_size, "%s", m->options[i]);
                         size = policy_parse_size(m->options[i] + 5, &n) == 0 ? (uint64_t)n :
-                                                                                UINT64_MAX;
+                                                                               UINT64_MAX;
                 }
         }
         return size;

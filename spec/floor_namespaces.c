@@ -98,8 +98,8 @@ static int sysctls(const struct oci_linux *linux_, struct floor_report *report,
                 snprintf(field, sizeof(field), "linux.sysctl[\"%s\"]", linux_->sysctl[i].key);
                 snprintf(value, sizeof(value), "\"%s\"", linux_->sysctl[i].value);
                 if (!sysctl_namespace(linux_->sysctl[i].key, &type) &&
-                    floor_refuse(report, err, field, value,
-                                 "standard: only namespaced sysctls") < 0)
+                    floor_refuse(report, err, field, value, "standard: only namespaced sysctls") <
+                            0)
                         return -1;
         }
         return 0;

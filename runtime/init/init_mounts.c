@@ -101,9 +101,9 @@ static int kept_flags(int fd, unsigned long requested, unsigned long *kept)
                 unsigned long st, ms;
                 bool atime;
         } map[] = {
-                { ST_RDONLY, MS_RDONLY, false },     { ST_NOSUID, MS_NOSUID, false },
-                { ST_NODEV, MS_NODEV, false },       { ST_NOEXEC, MS_NOEXEC, false },
-                { ST_NOATIME, MS_NOATIME, true },    { ST_NODIRATIME, MS_NODIRATIME, true },
+                { ST_RDONLY, MS_RDONLY, false },    { ST_NOSUID, MS_NOSUID, false },
+                { ST_NODEV, MS_NODEV, false },      { ST_NOEXEC, MS_NOEXEC, false },
+                { ST_NOATIME, MS_NOATIME, true },   { ST_NODIRATIME, MS_NODIRATIME, true },
                 { ST_RELATIME, MS_RELATIME, true },
         };
         bool own_atime = requested & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME);
