@@ -131,6 +131,12 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
 
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        /* From here on the container's processes can see us: a dumpable
+         * process with the host's binary and full capabilities is what
+         * CVE-2016-9962 and CVE-2019-5736 opened through /proc/<pid>/mem and
+         * /proc/<pid>/exe. The init repeats this after its execve. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                child_die(x->report[1], "exec: make the process non-dumpable", errno);
         if (x->cgroup_fd >= 0) {
                 int fd = openat(x->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
                 if (fd < 0 || sb_write_all(fd, "0", 1) < 0)

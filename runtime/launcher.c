@@ -14,6 +14,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 static const int ns_clone_flags[OCI_NS_COUNT] = {
@@ -222,6 +223,11 @@ pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
+        /* A joined pid namespace may already hold the container's processes
+         * (see exec_container.c); bwrap's execve makes it dumpable again, but
+         * bwrap runs no container code. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                launcher_die(ready_fd, "launcher: make the process non-dumpable", errno);
 
         /* Limits first: raising an rlimit or lowering oom_score_adj needs
          * the host's capabilities, gone once in a new user namespace. The fd

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define MAX_PLAN_SIZE (64u << 20)
@@ -139,6 +140,14 @@ int main(int argc, char **argv)
         struct sb_error err = { 0 };
         int console_slave = -1;
 
+        /* Until the container's process is exec'd we hold capabilities the
+         * container's processes lack; they must not reach our memory or fds
+         * through /proc. The final execve makes the process dumpable again. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+                sb_fail(&err, errno, "make sbrun-init non-dumpable");
+                init_print_error(&err);
+                return 1;
+        }
         close_own_memfd(argv[0]);
         if (argc != 2) {
                 sb_fail(&err, 0, "usage: sbrun-init PLAN-FD (started by sbrun, not by hand)");
