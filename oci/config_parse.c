@@ -319,6 +319,12 @@ static int check_rootfs(const char *bundle, const char *path, struct sb_error *e
 
 struct oci_config *oci_config_load_bundle(const char *bundle, struct sb_error *err)
 {
+        return oci_config_load_bundle_text(bundle, NULL, NULL, err);
+}
+
+struct oci_config *oci_config_load_bundle_text(const char *bundle, char **text_out,
+                                               size_t *len_out, struct sb_error *err)
+{
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -343,6 +349,10 @@ struct oci_config *oci_config_load_bundle(const char *bundle, struct sb_error *e
                 sb_error_prefix(err, "config.json");
                 oci_config_free(c);
                 return NULL;
+        }
+        if (text_out != NULL) {
+                *text_out = SB_STEAL_PTR(text);
+                *len_out = len;
         }
         return c;
 }

@@ -174,21 +174,19 @@ static int explain(const struct global_options *global, const struct policy_opts
         struct oci_config *config = oci_config_load_bundle(bundle, err);
         if (config == NULL)
                 return -1;
-        struct effective_options opts = { .policy_path = global->policy_path,
-                                          .state_root = global->root,
-                                          .bundle = bundle,
-                                          .explain = true };
-        int ret = effective_spec_apply(config, &opts, &report, &profile, err);
-        /* Loaded again only to name the file: apply already checked it. */
-        if (ret == 0 && operator_policy_load(global->policy_path, &policy, err) == 0) {
-                if (o->json)
-                        explain_json(profile, policy.source, &report);
-                else
-                        explain_text(profile, policy.source, &report);
-                operator_policy_release(&policy);
-        } else {
-                ret = -1;
+        if (operator_policy_load(global->policy_path, &policy, err) < 0) {
+                oci_config_free(config);
+                return -1;
         }
+        struct effective_options opts = {
+                .policy = &policy, .state_root = global->root, .bundle = bundle, .explain = true
+        };
+        int ret = effective_spec_apply(config, &opts, &report, &profile, err);
+        if (ret == 0 && o->json)
+                explain_json(profile, policy.source, &report);
+        else if (ret == 0)
+                explain_text(profile, policy.source, &report);
+        operator_policy_release(&policy);
         floor_report_release(&report);
         oci_config_free(config);
         return ret;

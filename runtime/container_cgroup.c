@@ -49,21 +49,14 @@ static int check_path_syntax(const struct oci_config *config, const char *id, st
 
 /* The host cannot enforce limits: refuse, unless the operator opted out. */
 static int host_cannot_enforce(struct container_cgroup *cc, const struct global_options *global,
+                               const struct operator_policy *policy,
                                const struct oci_config *config, const char *id,
                                struct sb_error *err)
 {
-        struct operator_policy policy;
-        struct sb_error load = { 0 };
         _cleanup_free_ char *reason = sb_error_text(err);
         const char *policy_path = global->policy_path ? global->policy_path : OPERATOR_POLICY_PATH;
 
-        if (operator_policy_load(global->policy_path, &policy, &load) < 0) {
-                sb_error_clear(err);
-                *err = load;
-                return -1;
-        }
-        if (policy.cgroups_enforce) {
-                operator_policy_release(&policy);
+        if (policy->cgroups_enforce) {
                 sb_error_clear(err);
                 return sb_fail(err, 0,
                                "%s; set \"cgroups\": {\"enforce\": false} in %s to run "
@@ -73,15 +66,15 @@ static int host_cannot_enforce(struct container_cgroup *cc, const struct global_
         sb_warn("container %s runs WITHOUT resource limits%s: %s (allowed by \"cgroups\": "
                 "{\"enforce\": false} in %s)",
                 id, requests_resources(config) ? " (linux.resources is not enforced)" : "",
-                reason ? reason : "cgroup v2 is not usable", policy.source);
-        operator_policy_release(&policy);
+                reason ? reason : "cgroup v2 is not usable", policy->source);
         sb_error_clear(err);
         cc->unenforced = true;
         return check_path_syntax(config, id, err);
 }
 
 int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
-                          const struct oci_config *config, const char *id, struct sb_error *err)
+                          const struct operator_policy *policy, const struct oci_config *config,
+                          const char *id, struct sb_error *err)
 {
         const struct oci_linux *l = config->linux_;
 
@@ -90,12 +83,7 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
                                      err) < 0)
                 return -1;
         if (cgroup_root_find(&cc->root, err) < 0)
-                return host_cannot_enforce(cc, global, config, id, err);
-        /* A policy file that is there must be valid even when unused. */
-        struct operator_policy policy;
-        if (operator_policy_load(global->policy_path, &policy, err) < 0)
-                return -1;
-        operator_policy_release(&policy);
+                return host_cannot_enforce(cc, global, policy, config, id, err);
         return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id,
                                    global->systemd_cgroup, &cc->rel, err);
 }

@@ -19,6 +19,7 @@
 
 struct sb_error;
 struct global_options;
+struct operator_policy;
 struct oci_config;
 struct oci_kv;
 
@@ -37,7 +38,8 @@ void container_cgroup_init(struct container_cgroup *cc);
 
 /* Everything that can be refused, before the state dir exists. */
 int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
-                          const struct oci_config *config, const char *id, struct sb_error *err);
+                          const struct operator_policy *policy, const struct oci_config *config,
+                          const char *id, struct sb_error *err);
 
 /* Make the cgroup and write its limits (nothing when unenforced). */
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);

@@ -29,6 +29,7 @@
 #include "runtime/wall_clock.h"
 #include "runtime/watchdog.h"
 #include "spec/effective.h"
+#include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +48,10 @@
 
 /* What one create holds; released in one place whatever happened. */
 struct create_ctx {
+        struct operator_policy policy; /* read once: every decision uses the same one */
         struct oci_config *config;
+        char *config_text; /* what was parsed, saved as the state's copy */
+        size_t config_len;
         char *bundle;
         char *rootfs;
         int rootfs_fd;
@@ -86,6 +90,8 @@ static void create_ctx_release(struct create_ctx *c)
         /* After the launcher is reaped: cgroup.kill ends whatever is left. */
         container_cgroup_release(&c->cgroup);
         oci_config_free(c->config);
+        free(c->config_text);
+        operator_policy_release(&c->policy);
         free(c->bundle);
         free(c->rootfs);
         free(c->cwd);
@@ -165,7 +171,7 @@ static int resolve_bundle(const struct create_request *req, struct create_ctx *c
         if (realpath(bundle, real) == NULL)
                 return sb_fail(err, errno, "--bundle: \"%s\"", bundle);
         c->bundle = strdup(real);
-        c->config = oci_config_load_bundle(c->bundle, err);
+        c->config = oci_config_load_bundle_text(c->bundle, &c->config_text, &c->config_len, err);
         if (c->config == NULL)
                 return -1;
         if (c->config->process == NULL)
@@ -643,9 +649,11 @@ static int record_state(struct create_ctx *c, struct state_dir *sd,
                 return sb_fail(err, errno, "container process %d vanished", c->container_pid);
         if (state_dir_save(sd, &state, err) < 0)
                 return -1;
-        /* start and delete run the later hooks from this copy: the bundle
-         * may change or go while the container lives. */
-        if (state_dir_save_config(sd, c->bundle, err) < 0)
+        /* start and delete run the later hooks from this copy, and exec
+         * takes the floor from it and the policy: the bundle may change or
+         * go while the container lives. */
+        if (state_dir_save_config(sd, c->config_text, c->config_len, err) < 0 ||
+            state_dir_save_policy(sd, &c->policy, err) < 0)
                 return -1;
         if (run_create_hooks(c, &state, err) < 0)
                 return -1;
@@ -675,7 +683,7 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                        struct sb_error *err)
 {
         struct effective_options opts = {
-                .policy_path = global->policy_path,
+                .policy = &c->policy,
                 .state_root = global->root,
                 .bundle = c->bundle,
         };
@@ -698,11 +706,13 @@ int container_create(const struct global_options *global, const struct create_re
         result->console_master = -1;
         if (container_id_validate(req->id, err) < 0)
                 goto out;
+        if (operator_policy_load(global->policy_path, &c.policy, err) < 0)
+                goto out;
         if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
                 goto out;
         if (apply_floor(global, &c, err) < 0)
                 goto out;
-        if (wall_clock_limit(global, c.config, req->timeout_seconds, &c.timeout, err) < 0)
+        if (wall_clock_limit(&c.policy, c.config, req->timeout_seconds, &c.timeout, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0 ||
             ns_check_identity(c.config, &c.ns, err) < 0)
@@ -720,11 +730,11 @@ int container_create(const struct global_options *global, const struct create_re
         if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
                 goto out;
         /* Fails closed here on a host without cgroup v2 controllers. */
-        if (container_cgroup_plan(&c.cgroup, global, c.config, req->id, err) < 0)
+        if (container_cgroup_plan(&c.cgroup, global, &c.policy, c.config, req->id, err) < 0)
                 goto out;
         /* After the checks a request can fail, so that a refused one leaves
          * no cache entry in the state root either. */
-        if (floor_seccomp_prepare(global->policy_path, c.config, global->root, &c.floor, err) < 0)
+        if (floor_seccomp_prepare(&c.policy, c.config, global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

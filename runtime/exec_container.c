@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "oci/config.h"
 #include "spec/effective.h"
+#include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/commands.h"
 #include "runtime/console.h"
@@ -46,7 +47,8 @@ struct exec_ctx {
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2];        /* the first child reports "P<pid>" or "E<message>" */
         char *exec_path;
-        struct oci_config *config; /* the container's, from its state dir */
+        struct oci_config *config;     /* the container's, from its state dir */
+        struct operator_policy policy; /* the one it was created under, from there too */
         struct floor_seccomp floor;
         struct seccomp_setup seccomp;
         int seccomp_channel;
@@ -57,6 +59,7 @@ static void exec_ctx_release(struct exec_ctx *x)
         floor_seccomp_release(&x->floor);
         seccomp_setup_release(&x->seccomp);
         oci_config_free(x->config);
+        operator_policy_release(&x->policy);
         if (x->seccomp_channel >= 0)
                 close(x->seccomp_channel);
         oci_state_free(x->state);
@@ -234,7 +237,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->plan.preserve_fds = opts->preserve_fds;
         /* The floor and the container's seccomp filter hold for every exec
          * too, the floor first as in create. */
-        if (floor_seccomp_prepare(global->policy_path, x->config, global->root, &x->floor, err) <
+        if (floor_seccomp_prepare(&x->policy, x->config, global->root, &x->floor, err) <
                     0 ||
             floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
                 return -1;
@@ -308,7 +311,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (x.config == NULL)
                 goto out;
         /* exec --cap or a process.json must not reach above the floor. */
-        if (effective_process_apply(x.config, x.process, global->policy_path, err) < 0)
+        if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||
+            effective_process_apply(x.config, x.process, &x.policy, err) < 0)
                 goto out;
         if (prepare(&x, opts, global, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||

@@ -38,22 +38,17 @@ static void scmp_ctx_release(scmp_filter_ctx *ctx)
 
 /* The profile the floor merge selects for this container: the operator's
  * default, or a stricter one its annotation asked for. */
-static int select_profile(const char *policy_path, const struct oci_config *config,
+static int select_profile(const struct operator_policy *policy, const struct oci_config *config,
                           const char *state_root, enum policy_profile *profile,
                           struct sb_error *err)
 {
-        struct operator_policy policy;
         struct floor_context ctx;
         struct floor_report report = { 0 };
-        int r;
+        int r = floor_select(policy, config, state_root, &ctx, &report, err);
 
-        if (operator_policy_load(policy_path, &policy, err) < 0)
-                return -1;
-        r = floor_select(&policy, config, state_root, &ctx, &report, err);
         if (r == 0)
                 *profile = ctx.profile->id;
         floor_report_release(&report);
-        operator_policy_release(&policy);
         return r;
 }
 
@@ -194,11 +189,11 @@ static int prepare_program(enum floor_program which, const char *state_root,
         return 0;
 }
 
-int floor_seccomp_prepare(const char *policy_path, const struct oci_config *config,
+int floor_seccomp_prepare(const struct operator_policy *policy, const struct oci_config *config,
                           const char *state_root, struct floor_seccomp *f, struct sb_error *err)
 {
         memset(f, 0, sizeof(*f));
-        if (select_profile(policy_path, config, state_root, &f->profile, err) < 0)
+        if (select_profile(policy, config, state_root, &f->profile, err) < 0)
                 return -1;
         if (prepare_program(FLOOR_DENY_LIST, state_root, f, err) < 0)
                 return -1;

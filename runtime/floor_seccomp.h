@@ -12,6 +12,7 @@
 
 struct sb_error;
 struct oci_config;
+struct operator_policy;
 struct init_plan;
 
 #define FLOOR_SECCOMP_MAX_PROGRAMS 2
@@ -25,10 +26,10 @@ struct floor_seccomp {
 
 void floor_seccomp_release(struct floor_seccomp *f);
 
-/* The floor's programs for the operator policy at policy_path (NULL: the
- * default file): the standard deny-list, and for strict also the
- * allow-list. Any failure is fatal: the floor never falls back to none. */
-int floor_seccomp_prepare(const char *policy_path, const struct oci_config *config,
+/* The floor's programs for the profile the policy and config select: the
+ * standard deny-list, and for strict also the allow-list. Any failure is
+ * fatal: the floor never falls back to none. */
+int floor_seccomp_prepare(const struct operator_policy *policy, const struct oci_config *config,
                           const char *state_root, struct floor_seccomp *f, struct sb_error *err);
 
 /* Append the programs to plan; call before the spec's program is added. */

@@ -6,6 +6,7 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/container_id.h"
+#include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,17 +150,29 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
         return oci_state_from_record_json(json, len, STATE_RECORD, err);
 }
 
-int state_dir_save_config(struct state_dir *sd, const char *bundle, struct sb_error *err)
+int state_dir_save_config(struct state_dir *sd, const char *text, size_t len,
+                          struct sb_error *err)
+{
+        return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, text, len, 0600, err);
+}
+
+int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
+                          struct sb_error *err)
+{
+        const char *text = operator_policy_text(policy);
+        return sb_write_file_atomic(sd->dir_fd, POLICY_COPY, text, strlen(text), 0600, err);
+}
+
+int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,
+                          struct operator_policy *policy, struct sb_error *err)
 {
         _cleanup_free_ char *path = NULL;
-        _cleanup_free_ char *json = NULL;
-        size_t len = 0;
 
-        if (asprintf(&path, "%s/config.json", bundle) < 0)
-                return sb_fail(err, ENOMEM, "config copy");
-        if (sb_read_file(path, MAX_RECORD_SIZE, &json, &len, err) < 0)
-                return -1;
-        return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, json, len, 0600, err);
+        if (faccessat(sd->dir_fd, POLICY_COPY, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+                return operator_policy_load(fallback_path, policy, err);
+        if (asprintf(&path, "%s/%s", sd->path, POLICY_COPY) < 0)
+                return sb_fail(err, ENOMEM, "policy copy");
+        return operator_policy_load(path, policy, err);
 }
 
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err)

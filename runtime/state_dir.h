@@ -5,8 +5,10 @@
 #define SB_STATE_DIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct sb_error;
+struct operator_policy;
 struct oci_state;
 struct oci_config;
 
@@ -36,8 +38,17 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
 /* A copy of the bundle's config.json, and the parsed copy (hooks for
  * start and delete). */
 #define CONFIG_COPY "config.json"
-int state_dir_save_config(struct state_dir *sd, const char *bundle, struct sb_error *err);
+#define POLICY_COPY "policy.json"
+int state_dir_save_config(struct state_dir *sd, const char *text, size_t len,
+                          struct sb_error *err);
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err);
+/* The operator policy the container was created under: its floor holds for
+ * every later exec even if the policy file changes or --policy differs.
+ * A container created by a sbrun without this file gets the current one. */
+int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
+                          struct sb_error *err);
+int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,
+                          struct operator_policy *policy, struct sb_error *err);
 
 /* Remove the directory and everything in it. */
 int state_dir_remove(struct state_dir *sd, struct sb_error *err);

@@ -53,22 +53,18 @@ static int lower(int current, int wanted, const char *what, const char *source)
         return wanted;
 }
 
-int wall_clock_limit(const struct global_options *global, const struct oci_config *config,
+int wall_clock_limit(const struct operator_policy *policy, const struct oci_config *config,
                      int requested, int *seconds, struct sb_error *err)
 {
-        struct operator_policy policy;
         int annotated, limit;
 
         *seconds = 0;
         if (annotation_seconds(config, &annotated, err) < 0)
                 return -1;
-        if (operator_policy_load(global->policy_path, &policy, err) < 0)
-                return -1;
-        const char *source = policy.source ? policy.source : "the built-in policy";
-        limit = policy.timeout_max_seconds;
+        const char *source = policy->source ? policy->source : "the built-in policy";
+        limit = policy->timeout_max_seconds;
         limit = lower(limit, annotated, "annotations." TIMEOUT_ANNOTATION, source);
         limit = lower(limit, requested, "--timeout", source);
-        operator_policy_release(&policy);
         *seconds = limit;
         return 0;
 }

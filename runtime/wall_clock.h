@@ -9,13 +9,13 @@
 #include <stdint.h>
 
 struct sb_error;
-struct global_options;
 struct oci_config;
+struct operator_policy;
 
 #define TIMEOUT_ANNOTATION "run.sbrun.timeout"
 
 /* requested: --timeout in seconds, 0 for none. *seconds: 0 for no limit. */
-int wall_clock_limit(const struct global_options *global, const struct oci_config *config,
+int wall_clock_limit(const struct operator_policy *policy, const struct oci_config *config,
                      int requested, int *seconds, struct sb_error *err);
 
 /* CLOCK_MONOTONIC in milliseconds: deadlines must not move with the

@@ -10,12 +10,13 @@
 struct sb_error;
 struct oci_config;
 struct oci_process;
+struct operator_policy;
 
 struct effective_options {
-        const char *policy_path; /* --policy FILE; NULL: /etc/sbrun/policy.json */
-        const char *state_root;  /* global --root */
-        const char *bundle;      /* absolute bundle directory */
-        bool explain;            /* record refusals instead of failing */
+        const struct operator_policy *policy; /* loaded once per command */
+        const char *state_root;               /* global --root */
+        const char *bundle;                   /* absolute bundle directory */
+        bool explain;                         /* record refusals instead of failing */
 };
 
 /* Fills *report (released by the caller with floor_report_release) and,
@@ -24,9 +25,10 @@ int effective_spec_apply(struct oci_config *config, const struct effective_optio
                          struct floor_report *report, const char **profile, struct sb_error *err);
 
 /* The floor for a process `exec` adds to a running container: the same
- * capability ceiling, noNewPrivileges and rlimits, under the profile the
- * container was created with (its saved config's annotation). */
+ * capability ceiling, noNewPrivileges and rlimits, under the policy and the
+ * config the container was created with (saved in its state directory), so
+ * it gets the same profile. */
 int effective_process_apply(const struct oci_config *container, struct oci_process *process,
-                            const char *policy_path, struct sb_error *err);
+                            const struct operator_policy *policy, struct sb_error *err);
 
 #endif

@@ -26,6 +26,13 @@ void operator_policy_release(struct operator_policy *policy)
         free(policy->devices);
         policy->devices = NULL;
         policy->n_devices = 0;
+        free(policy->text);
+        policy->text = NULL;
+}
+
+const char *operator_policy_text(const struct operator_policy *policy)
+{
+        return policy->text ? policy->text : "{}";
 }
 
 static void tree_freep(yajl_val *v)
@@ -157,5 +164,6 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
         policy->source = strdup(file);
         if (policy->source == NULL)
                 return sb_fail(err, ENOMEM, "policy %s", file);
+        policy->text = SB_STEAL_PTR(text);
         return 0;
 }

@@ -55,6 +55,7 @@ struct operator_policy {
         char **devices;                 /* floor.devices, NULL-terminated or NULL */
         size_t n_devices;
         int timeout_max_seconds; /* 0: no ceiling */
+        char *text;              /* the file as read; NULL for the built-in default */
 };
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in
@@ -63,5 +64,10 @@ struct operator_policy {
 int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err);
 
 void operator_policy_release(struct operator_policy *policy);
+
+/* What operator_policy_load reads back as the same policy: the file's
+ * text, or "{}" for the built-in default. A container's floor is fixed at
+ * create by saving this next to its state (exec reads it there). */
+const char *operator_policy_text(const struct operator_policy *policy);
 
 #endif

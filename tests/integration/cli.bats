@@ -58,6 +58,10 @@ load ../helpers
         run sbrun run -b "$BUNDLE" "$ID" </dev/null
         [ "$status" -eq 0 ]
         assert_no_leftovers "$ID"
+        # It asks for nothing the standard floor takes away (runc's template
+        # asks for CAP_AUDIT_WRITE).
+        [ "$(jq -c .process.capabilities.bounding "$BUNDLE/config.json")" = '["CAP_KILL","CAP_NET_BIND_SERVICE"]' ]
+        ! grep -q 'process.capabilities' "$TEST_DIR/sbrun.log"
 }
 
 @test "features prints the runtime's capabilities as JSON" {

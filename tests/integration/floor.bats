@@ -55,6 +55,27 @@ explain_json() {
         grep -q 'process.capabilities.bounding: CAP_SYS_ADMIN dropped' "$TEST_DIR/floor.log"
 }
 
+@test "floor: exec keeps the policy the container was created under" {
+        make_bundle
+        set_args sleep 600
+        pol=$(policy_file '{"floor": {"profile": "strict"}}')
+        run detached sbrun --policy "$pol" --log "$TEST_DIR/sbrun.log" run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        # The operator's file turns looser after create; exec is asked under
+        # the suite's standard policy: neither reaches the container.
+        printf '%s\n' '{"cgroups": {"enforce": false}}' >"$pol"
+
+        run sbrun exec --cap CAP_KILL "$ID" grep CapBnd /proc/self/status
+        [ "$status" -eq 0 ]
+        [ "$(awk '{print $2}' <<<"$output")" = 0000000000000000 ]
+        # Standard keeps CAP_KILL: the check above can fail.
+        make_bundle "$TEST_DIR/b2"
+        BUNDLE=$TEST_DIR/b2 set_args grep CapBnd /proc/self/status
+        run sbrun run -b "$TEST_DIR/b2" "$ID-2"
+        [ "$status" -eq 0 ]
+        [ $(( 0x$(awk '{print $2}' <<<"$output") & (1 << 5) )) -ne 0 ]
+}
+
 # --- namespaces -------------------------------------------------------------
 
 @test "floor: the host network namespace is refused and nothing is left behind" {
