@@ -348,8 +348,8 @@ struct oci_config *oci_config_parse(const char *json, size_t len, const char *or
  * (root.path, relative to the bundle when not absolute) is a directory. */
 struct oci_config *oci_config_load_bundle(const char *bundle, struct sb_error *err);
 /* The same, and the text it parsed (to be freed by the caller). */
-struct oci_config *oci_config_load_bundle_text(const char *bundle, char **text_out,
-                                               size_t *len_out, struct sb_error *err);
+struct oci_config *oci_config_load_bundle_text(const char *bundle, char **text_out, size_t *len_out,
+                                               struct sb_error *err);
 
 /* A `process` object alone, as `exec --process FILE` receives it. */
 struct oci_process *oci_process_parse(const char *json, size_t len, const char *origin,

@@ -322,8 +322,8 @@ struct oci_config *oci_config_load_bundle(const char *bundle, struct sb_error *e
         return oci_config_load_bundle_text(bundle, NULL, NULL, err);
 }
 
-struct oci_config *oci_config_load_bundle_text(const char *bundle, char **text_out,
-                                               size_t *len_out, struct sb_error *err)
+struct oci_config *oci_config_load_bundle_text(const char *bundle, char **text_out, size_t *len_out,
+                                               struct sb_error *err)
 {
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ char *text = NULL;

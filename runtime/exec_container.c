@@ -237,8 +237,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->plan.preserve_fds = opts->preserve_fds;
         /* The floor and the container's seccomp filter hold for every exec
          * too, the floor first as in create. */
-        if (floor_seccomp_prepare(&x->policy, x->config, global->root, &x->floor, err) <
-                    0 ||
+        if (floor_seccomp_prepare(&x->policy, x->config, global->root, &x->floor, err) < 0 ||
             floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
                 return -1;
         if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)

@@ -39,8 +39,7 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
  * start and delete). */
 #define CONFIG_COPY "config.json"
 #define POLICY_COPY "policy.json"
-int state_dir_save_config(struct state_dir *sd, const char *text, size_t len,
-                          struct sb_error *err);
+int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, struct sb_error *err);
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err);
 /* The operator policy the container was created under: its floor holds for
  * every later exec even if the policy file changes or --policy differs.
