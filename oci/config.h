@@ -368,6 +368,9 @@ const char *oci_annotation(const struct oci_config *config, const char *key);
 const struct oci_namespace *oci_config_namespace(const struct oci_config *config,
                                                  enum oci_namespace_type type);
 const char *oci_namespace_type_name(enum oci_namespace_type type); /* "network" */
+/* A bind mount: type "bind"/"rbind", a "bind"/"rbind" option, or no type at
+ * all (runc and crun bind then too). Every layer must agree on this. */
+bool oci_mount_is_bind(const struct oci_mount *m);
 const char *oci_namespace_proc_name(enum oci_namespace_type type); /* "net" */
 
 /* Capability name ("CAP_SYS_ADMIN") to number, -1 if unknown; and back. */

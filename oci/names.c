@@ -121,6 +121,17 @@ const char *oci_namespace_proc_name(enum oci_namespace_type type)
         return namespace_proc_names[type];
 }
 
+bool oci_mount_is_bind(const struct oci_mount *m)
+{
+        if (m->type == NULL || strcmp(m->type, "bind") == 0 || strcmp(m->type, "rbind") == 0)
+                return true;
+        for (size_t i = 0; i < m->n_options; i++) {
+                if (strcmp(m->options[i], "bind") == 0 || strcmp(m->options[i], "rbind") == 0)
+                        return true;
+        }
+        return false;
+}
+
 const char *oci_annotation(const struct oci_config *config, const char *key)
 {
         if (config == NULL || key == NULL)

@@ -18,7 +18,7 @@
 
 struct mount_options {
         unsigned long set; /* MS_* flags asked for */
-        bool bind, recursive;
+        bool recursive;
         bool has_mode, has_size;
         unsigned int mode;
         unsigned long long size;
@@ -113,7 +113,6 @@ static int parse_options(const struct oci_mount *m, size_t index, struct mount_o
                 if (known)
                         continue;
                 if (strcmp(opt, "bind") == 0 || strcmp(opt, "rbind") == 0) {
-                        o->bind = true;
                         o->recursive = strcmp(opt, "rbind") == 0;
                 } else if (strncmp(opt, "mode=", 5) == 0) {
                         char *end = NULL;
@@ -402,7 +401,7 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                 return -1;
         }
         const struct mounted *under = mount_table_find(table, m->destination);
-        bool bind = o.bind || m->type == NULL || is_type(m, "bind") || is_type(m, "rbind");
+        bool bind = oci_mount_is_bind(m);
 
         bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
 

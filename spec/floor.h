@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct sb_error;
@@ -55,6 +56,11 @@ int floor_refuse(struct floor_report *report, struct sb_error *err, const char *
                  const char *value, const char *rule);
 const char *floor_action_name(enum floor_action action);
 void floor_report_release(struct floor_report *report);
+
+/* A device node of TYPE ('c', 'b', 'p') and numbers at PATH (in the
+ * container) may be given to it: a standard node or an allow-listed path. */
+bool floor_device_allowed(char type, int64_t major, int64_t minor, const char *path,
+                          const struct floor_context *ctx);
 
 /* The concerns, one file each; each takes the same arguments. */
 int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,

@@ -20,18 +20,19 @@ static const struct {
         { 5, 0 }, /* tty */ { 5, 2 },                         /* ptmx */
 };
 
-static bool allowed(const struct oci_device *d, const struct floor_context *ctx)
+bool floor_device_allowed(char type, int64_t major, int64_t minor, const char *path,
+                          const struct floor_context *ctx)
 {
-        if (d->type == 'p')
+        if (type == 'p')
                 return true;
         for (char *const *p = ctx->devices; p != NULL && *p != NULL; p++) {
-                if (strcmp(*p, d->path) == 0)
+                if (strcmp(*p, path) == 0)
                         return true;
         }
-        if (d->type != 'c' && d->type != 'u')
+        if (type != 'c' && type != 'u')
                 return false;
         for (size_t i = 0; i < sizeof(standard_nodes) / sizeof(standard_nodes[0]); i++) {
-                if (standard_nodes[i].major == d->major && standard_nodes[i].minor == d->minor)
+                if (standard_nodes[i].major == major && standard_nodes[i].minor == minor)
                         return true;
         }
         return false;
@@ -45,7 +46,7 @@ int floor_devices(struct oci_config *config, const struct floor_context *ctx,
         for (size_t i = 0; i < l->n_devices; i++) {
                 const struct oci_device *d = &l->devices[i];
                 char field[64], value[512];
-                if (allowed(d, ctx))
+                if (floor_device_allowed(d->type, d->major, d->minor, d->path, ctx))
                         continue;
                 snprintf(field, sizeof(field), "linux.devices[%zu]", i);
                 snprintf(value, sizeof(value), "%s (%c %" PRId64 ":%" PRId64 ")", d->path, d->type,

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 static const char *const protected_dirs[] = { "/",    "/proc", "/sys",     "/dev", "/boot",
                                               "/etc", "/run",  "/var/run", NULL };
@@ -26,17 +28,6 @@ static const char *const engine_sockets[] = {
 static const char *const engine_socket_dirs[] = { "/run/containerd", "/run/docker",
                                                   "/run/podman",     "/run/crio",
                                                   "/var/lib/docker", NULL };
-
-static bool is_bind(const struct oci_mount *m)
-{
-        if (m->type != NULL && strcmp(m->type, "bind") == 0)
-                return true;
-        for (size_t i = 0; i < m->n_options; i++) {
-                if (strcmp(m->options[i], "bind") == 0 || strcmp(m->options[i], "rbind") == 0)
-                        return true;
-        }
-        return false;
-}
 
 /* `source` is `dir` or one of its ancestors (both canonical). */
 static bool covers(const char *source, const char *dir)
@@ -72,6 +63,28 @@ static const char *refusal(const char *source, const struct floor_context *ctx)
         return NULL;
 }
 
+/* A bind of a device node gives what creating it would: the same rule as
+ * linux.devices (a host disk bound in is the host's file systems). */
+static const char *device_refusal(const char *source, const char *destination,
+                                  const struct floor_context *ctx)
+{
+        struct stat st;
+        char type;
+
+        if (stat(source, &st) < 0)
+                return NULL; /* the bind itself fails later, naming the source */
+        if (S_ISCHR(st.st_mode))
+                type = 'c';
+        else if (S_ISBLK(st.st_mode))
+                type = 'b';
+        else
+                return NULL;
+        if (floor_device_allowed(type, major(st.st_rdev), minor(st.st_rdev), destination, ctx) ||
+            floor_device_allowed(type, major(st.st_rdev), minor(st.st_rdev), source, ctx))
+                return NULL;
+        return "standard: only standard or operator-allowed devices";
+}
+
 static int check_binds(struct oci_config *config, const struct floor_context *ctx,
                        struct floor_report *report, struct sb_error *err)
 {
@@ -81,7 +94,7 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                 const char *source = m->source;
                 const char *rule;
 
-                if (source == NULL || !is_bind(m))
+                if (source == NULL || !oci_mount_is_bind(m))
                         continue;
                 /* Resolved first: a symlink or "/etc/.." names the same place. */
                 if (source[0] != '/' && ctx->bundle != NULL) {
@@ -91,6 +104,8 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                 if (realpath(source, real) != NULL)
                         source = real;
                 rule = refusal(source, ctx);
+                if (rule == NULL)
+                        rule = device_refusal(source, m->destination, ctx);
                 snprintf(field, sizeof(field), "mounts[%zu].source", i);
                 if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)
                         return -1;

@@ -125,6 +125,15 @@ explain_json() {
         done
 }
 
+@test "floor: a mount without a type is a bind, and held to the same rules" {
+        make_bundle
+        # runc and crun bind a mount that names no type; so does sbrun, so
+        # the floor must see it as one.
+        edit_config '.mounts += [{"destination": "/host", "source": "/"}]'
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[7].source: / refused (rule: standard: no bind of a host system directory or its ancestor)"
+}
+
 @test "floor: a bind of a container engine socket is refused" {
         make_bundle
         touch "$TEST_DIR/docker.sock"
@@ -156,6 +165,24 @@ explain_json() {
         run detached sbrun create -b "$BUNDLE" "$ID"
         assert_fails_cleanly "$ID" "rule: standard: only standard or operator-allowed devices"
         [[ $output == *"linux.devices[0]"* ]]
+}
+
+@test "floor: a bind of a host device node is held to the same rule" {
+        make_bundle
+        mknod "$TEST_DIR/disk" b 8 0
+        edit_config '.mounts += [{"destination": "/dev/disk0", "type": "bind", "source": $s, "options": ["bind"]}]' \
+                --arg s "$TEST_DIR/disk"
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "rule: standard: only standard or operator-allowed devices"
+        [[ $output == *"mounts[7].source: $TEST_DIR/disk refused"* ]]
+
+        # A standard node may be bound.
+        make_bundle "$TEST_DIR/b2"
+        BUNDLE=$TEST_DIR/b2 edit_config '.mounts += [{"destination": "/null2", "type": "bind", "source": "/dev/null", "options": ["bind"]}] |
+                .process.args = ["sh", "-c", "echo x >/null2 && echo ok"]'
+        run sbrun run -b "$TEST_DIR/b2" "$ID"
+        [ "$status" -eq 0 ]
+        [ "$output" = ok ]
 }
 
 @test "floor: the operator may allow-list a device path" {
