@@ -9,6 +9,7 @@
 #include "common/strv.h"
 #include "oci/config.h"
 #include "oci/state.h"
+#include "runtime/bind_sources.h"
 #include "runtime/commands.h"
 #include "runtime/container_cgroup.h"
 #include "runtime/container_id.h"
@@ -52,6 +53,7 @@ struct create_ctx {
         struct oci_config *config;
         char *config_text; /* what was parsed, saved as the state's copy */
         size_t config_len;
+        struct bind_sources binds; /* held from before the floor's check to bwrap */
         char *bundle;
         char *rootfs;
         int rootfs_fd;
@@ -92,6 +94,7 @@ static void create_ctx_release(struct create_ctx *c)
         oci_config_free(c->config);
         free(c->config_text);
         operator_policy_release(&c->policy);
+        bind_sources_release(&c->binds);
         free(c->bundle);
         free(c->rootfs);
         free(c->cwd);
@@ -257,8 +260,9 @@ static int build_bwrap_args(struct create_ctx *c, int preserve_fds, struct sb_er
                 strv_addf(a, "%d", launcher_fd_number(preserve_fds, LFD_PIDNS));
         }
         c->mounts.in_userns = c->ns.new_user || c->ns.join_fds[OCI_NS_USER] >= 0;
-        if (mounts_translate(c->config, c->bundle, c->rootfs_fd, a, &c->init_mounts, &c->mounts,
-                             err) < 0)
+        if (mounts_translate(c->config, c->bundle, c->rootfs_fd, &c->binds,
+                             launcher_fd_number(preserve_fds, LFD_COUNT), a, &c->init_mounts,
+                             &c->mounts, err) < 0)
                 return -1;
         if (resolve_cwd(c, err) < 0)
                 return -1;
@@ -551,6 +555,8 @@ static int spawn(struct create_ctx *c, struct sb_error *err)
                 .n_rlimits = c->config->process->n_rlimits,
                 .has_oom_score_adj = c->config->process->has_oom_score_adj,
                 .oom_score_adj = c->config->process->oom_score_adj,
+                .extra_fds = c->binds.passed,
+                .n_extra_fds = c->binds.n_passed,
         };
 
         for (int i = 0; i < LFD_COUNT; i++)
@@ -686,6 +692,9 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                 .policy = &c->policy,
                 .state_root = global->root,
                 .bundle = c->bundle,
+                .bind_paths = c->binds.paths,
+                .bind_stats = c->binds.stats,
+                .n_bind_paths = c->binds.n,
         };
         struct floor_report report = { 0 };
         int ret = effective_spec_apply(c->config, &opts, &report, NULL, err);
@@ -710,7 +719,8 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
                 goto out;
-        if (apply_floor(global, &c, err) < 0)
+        if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0 ||
+            apply_floor(global, &c, err) < 0)
                 goto out;
         if (wall_clock_limit(&c.policy, c.config, req->timeout_seconds, &c.timeout, err) < 0)
                 goto out;

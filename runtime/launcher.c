@@ -168,7 +168,12 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
 {
         int lifted[LFD_COUNT];
         int error_pipe;
-        int floor = launcher_fd_number(lc->preserve_fds, LFD_COUNT) + 1;
+        int first_extra = launcher_fd_number(lc->preserve_fds, LFD_COUNT);
+        int floor = first_extra + (int)lc->n_extra_fds + 1;
+        int *extra = lc->n_extra_fds ? calloc(lc->n_extra_fds, sizeof(int)) : NULL;
+
+        if (lc->n_extra_fds && extra == NULL)
+                launcher_die(*ready_fd, "launcher: fds", ENOMEM);
 
         /* Fds still needed after the moves are lifted too. */
         for (int t = 0; t < OCI_NS_COUNT; t++) {
@@ -188,6 +193,11 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
                 if (lifted[i] < 0)
                         launcher_die(*ready_fd, "launcher: dup", errno);
         }
+        for (size_t i = 0; i < lc->n_extra_fds; i++) {
+                extra[i] = fcntl(lc->extra_fds[i], F_DUPFD_CLOEXEC, floor);
+                if (extra[i] < 0)
+                        launcher_die(*ready_fd, "launcher: dup", errno);
+        }
         *ready_fd = lifted[LFD_READY];
         error_pipe = fcntl(lc->error_pipe, F_DUPFD_CLOEXEC, floor);
         if (error_pipe < 0)
@@ -198,6 +208,11 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
                 if (dup2(lifted[i], target) < 0)
                         launcher_die(*ready_fd, "launcher: dup2", errno);
         }
+        for (size_t i = 0; i < lc->n_extra_fds; i++) {
+                if (dup2(extra[i], first_extra + (int)i) < 0)
+                        launcher_die(*ready_fd, "launcher: dup2", errno);
+        }
+        free(extra);
         /* Preserved fds are the caller's to pass: make sure they survive exec. */
         for (int fd = 3; fd < 3 + lc->preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);

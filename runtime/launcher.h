@@ -26,6 +26,7 @@ enum launcher_fd {
         LFD_COUNT
 };
 
+/* LFD_COUNT names the first of launcher_config.extra_fds. */
 static inline int launcher_fd_number(int preserve_fds, enum launcher_fd which)
 {
         return 3 + preserve_fds + (int)which;
@@ -48,6 +49,10 @@ struct launcher_config {
         bool has_oom_score_adj;
         int oom_score_adj;
         char *const *bwrap_argv; /* full argv, [0] = bwrap path */
+        /* More fds for bwrap (the bind sources), placed from
+         * launcher_fd_number(preserve_fds, LFD_COUNT) up in this order. */
+        const int *extra_fds;
+        size_t n_extra_fds;
 };
 
 /* Fork the launcher; returns its pid (which becomes bwrap's). A failure in

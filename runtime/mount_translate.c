@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "common/strv.h"
 #include "oci/config.h"
+#include "runtime/bind_sources.h"
 #include "runtime/rootfs_path.h"
 
 #include <errno.h>
@@ -252,24 +253,33 @@ static bool is_type(const struct oci_mount *m, const char *type)
         return m->type != NULL && strcmp(m->type, type) == 0;
 }
 
+/* held: the source opened by bind_sources (what the floor checked), bound
+ * through its fd; NULL for a bind sbrun makes up itself (the host's /sys
+ * in a user namespace), bound by path. */
 static int translate_bind(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
-                          const struct mount_options *o, struct strv *bwrap,
-                          struct init_mount_list *init, struct mount_table *table,
-                          struct sb_error *err)
+                          const struct mount_options *o, struct bind_sources *held, int first_fd,
+                          struct strv *bwrap, struct init_mount_list *init,
+                          struct mount_table *table, struct sb_error *err)
 {
         _cleanup_free_ char *source = NULL;
         _cleanup_free_ char *dest = NULL;
+        int fd_number = -1;
         struct stat st;
 
         if (m->source == NULL)
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
-        if (m->source[0] == '/')
+        if (held != NULL && i < held->n && held->fds[i] >= 0) {
+                source = strdup(held->paths[i]);
+                st = held->stats[i];
+                fd_number = bind_sources_pass(held, i, first_fd);
+        } else if (m->source[0] == '/') {
                 source = strdup(m->source);
-        else if (asprintf(&source, "%s/%s", bundle, m->source) < 0)
+        } else if (asprintf(&source, "%s/%s", bundle, m->source) < 0) {
                 source = NULL;
+        }
         if (source == NULL)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        if (stat(source, &st) < 0)
+        if (fd_number < 0 && stat(source, &st) < 0)
                 return sb_fail(err, errno, "mounts[%zu].source: \"%s\"", i, m->source);
         if (resolve_destination(table, rootfs_fd, m->destination,
                                 S_ISDIR(st.st_mode) ? ROOTFS_CREATE_DIR : ROOTFS_CREATE_FILE, &dest,
@@ -278,8 +288,18 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         /* bwrap binds are always recursive and nosuid,nodev (fact 4); device
          * nodes need --dev-bind to stay usable. */
         bool device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
-        strv_add(bwrap, (o->set & MS_RDONLY) ? "--ro-bind" : device ? "--dev-bind" : "--bind");
-        strv_add(bwrap, source);
+        bool ro = o->set & MS_RDONLY;
+        if (fd_number < 0) {
+                strv_add(bwrap, ro ? "--ro-bind" : device ? "--dev-bind" : "--bind");
+                strv_add(bwrap, source);
+        } else if (device && !ro) {
+                /* No --dev-bind-fd: the magic link names the held node itself. */
+                strv_add(bwrap, "--dev-bind");
+                strv_addf(bwrap, "/proc/self/fd/%d", fd_number);
+        } else {
+                strv_add(bwrap, ro ? "--ro-bind-fd" : "--bind-fd");
+                strv_addf(bwrap, "%d", fd_number);
+        }
         strv_add(bwrap, dest);
         if (!o->recursive)
                 sb_debug("mounts[%zu]: bwrap binds recursively; \"bind\" treated as \"rbind\"", i);
@@ -379,8 +399,9 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
 }
 
 static int translate_one(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
-                         struct strv *bwrap, struct init_mount_list *init,
-                         struct mount_table *table, struct sb_error *err)
+                         struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                         struct init_mount_list *init, struct mount_table *table,
+                         struct sb_error *err)
 {
         struct mount_options o = { 0 };
         int r;
@@ -413,7 +434,8 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                 bind.source = (char *)(is_type(m, "sysfs") ? "/sys" : "/sys/fs/cgroup");
                 o.set |= MS_RDONLY;
                 o.recursive = true;
-                r = translate_bind(&bind, i, bundle, rootfs_fd, &o, bwrap, init, table, err);
+                r = translate_bind(&bind, i, bundle, rootfs_fd, &o, NULL, -1, bwrap, init, table,
+                                   err);
         } else if (under != NULL && under->kind == MOUNTED_INIT &&
                    !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
                 r = sb_fail(
@@ -421,7 +443,8 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                         "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",
                         i, m->destination, under->destination);
         } else if (bind) {
-                r = translate_bind(m, i, bundle, rootfs_fd, &o, bwrap, init, table, err);
+                r = translate_bind(m, i, bundle, rootfs_fd, &o, bs, first_fd, bwrap, init, table,
+                                   err);
         } else if (is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")) {
                 r = translate_fresh(m, i, rootfs_fd, &o, bwrap, init, table, err);
         } else if (is_type(m, "devpts") && table->has_dev && under != NULL &&
@@ -441,8 +464,8 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
 }
 
 int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,
-                     struct strv *bwrap, struct init_mount_list *init, struct mount_table *table,
-                     struct sb_error *err)
+                     struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                     struct init_mount_list *init, struct mount_table *table, struct sb_error *err)
 {
         bool config_has_dev = false;
 
@@ -461,8 +484,8 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                         return sb_fail(err, ENOMEM, "mounts");
         }
         for (size_t i = 0; i < config->n_mounts; i++) {
-                if (translate_one(&config->mounts[i], i, bundle, rootfs_fd, bwrap, init, table,
-                                  err) < 0)
+                if (translate_one(&config->mounts[i], i, bundle, rootfs_fd, bs, first_fd, bwrap,
+                                  init, table, err) < 0)
                         return -1;
         }
         if (bwrap->failed)

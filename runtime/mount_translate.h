@@ -9,6 +9,7 @@
 #include "runtime/init_plan.h"
 
 struct sb_error;
+struct bind_sources;
 struct strv;
 struct oci_config;
 
@@ -36,9 +37,11 @@ struct mount_table {
         bool in_userns; /* set by the caller: the container has its own user namespace */
 };
 
+/* Bind sources come from bs (opened before the floor checked them) and are
+ * handed to bwrap as fds numbered from first_fd (bind_sources_pass). */
 int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,
-                     struct strv *bwrap, struct init_mount_list *init, struct mount_table *table,
-                     struct sb_error *err);
+                     struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                     struct init_mount_list *init, struct mount_table *table, struct sb_error *err);
 
 /* The mount whose destination is path or its deepest ancestor, or NULL. */
 const struct mounted *mount_table_find(const struct mount_table *table, const char *path);

@@ -8,6 +8,7 @@
 #include "spec/floor.h"
 
 struct sb_error;
+struct stat;
 struct oci_config;
 struct oci_process;
 struct operator_policy;
@@ -16,7 +17,10 @@ struct effective_options {
         const struct operator_policy *policy; /* loaded once per command */
         const char *state_root;               /* global --root */
         const char *bundle;                   /* absolute bundle directory */
-        bool explain;                         /* record refusals instead of failing */
+        char *const *bind_paths;              /* per mount: its source as held open, or NULL */
+        const struct stat *bind_stats;        /* per mount: fstat of what is held */
+        size_t n_bind_paths;
+        bool explain; /* record refusals instead of failing */
 };
 
 /* Fills *report (released by the caller with floor_report_release) and,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct sb_error;
+struct stat;
 struct oci_config;
 struct operator_policy;
 
@@ -38,6 +39,12 @@ struct floor_context {
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
         const char *bundle;             /* relative bind sources are under it */
+        /* Per mount: the canonical path of the bind source the runtime holds
+         * open and will bind (runtime/bind_sources.h); NULL entries and
+         * mounts past n_bind_paths are resolved here (policy explain). */
+        char *const *bind_paths;
+        const struct stat *bind_stats; /* and its fstat, beside bind_paths */
+        size_t n_bind_paths;
 };
 
 /* The profile: the operator's default, or a stricter one asked for by the

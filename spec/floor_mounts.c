@@ -65,13 +65,15 @@ static const char *refusal(const char *source, const struct floor_context *ctx)
 
 /* A bind of a device node gives what creating it would: the same rule as
  * linux.devices (a host disk bound in is the host's file systems). */
-static const char *device_refusal(const char *source, const char *destination,
-                                  const struct floor_context *ctx)
+static const char *device_refusal(const char *source, const struct stat *held,
+                                  const char *destination, const struct floor_context *ctx)
 {
         struct stat st;
         char type;
 
-        if (stat(source, &st) < 0)
+        if (held != NULL)
+                st = *held;
+        else if (stat(source, &st) < 0)
                 return NULL; /* the bind itself fails later, naming the source */
         if (S_ISCHR(st.st_mode))
                 type = 'c';
@@ -92,20 +94,26 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                 const struct oci_mount *m = &config->mounts[i];
                 char real[PATH_MAX], field[64];
                 const char *source = m->source;
+                const struct stat *held = NULL;
                 const char *rule;
 
                 if (source == NULL || !oci_mount_is_bind(m))
                         continue;
-                /* Resolved first: a symlink or "/etc/.." names the same place. */
-                if (source[0] != '/' && ctx->bundle != NULL) {
-                        snprintf(real, sizeof(real), "%s/%s", ctx->bundle, source);
-                        source = real;
+                if (i < ctx->n_bind_paths && ctx->bind_paths[i] != NULL) {
+                        source = ctx->bind_paths[i];
+                        held = &ctx->bind_stats[i];
+                } else {
+                        /* Resolved first: a symlink or "/etc/.." names the same place. */
+                        if (source[0] != '/' && ctx->bundle != NULL) {
+                                snprintf(real, sizeof(real), "%s/%s", ctx->bundle, source);
+                                source = real;
+                        }
+                        if (realpath(source, real) != NULL)
+                                source = real;
                 }
-                if (realpath(source, real) != NULL)
-                        source = real;
                 rule = refusal(source, ctx);
                 if (rule == NULL)
-                        rule = device_refusal(source, m->destination, ctx);
+                        rule = device_refusal(source, held, m->destination, ctx);
                 snprintf(field, sizeof(field), "mounts[%zu].source", i);
                 if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)
                         return -1;
