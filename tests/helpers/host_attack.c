@@ -22,8 +22,11 @@
  *                                    /proc/PID/exe (O_WRONLY; O_PATH then reopened
  *                                    O_WRONLY through /proc/self/fd) and /proc/PID/mem
  *                                    (O_RDWR); prints "W KIND pid=P dev=D ino=I" for each
- *                                    write-capable descriptor it got, "seen dev=D ino=I"
- *                                    for each executable it could name, and a summary
+ *                                    write-capable descriptor it got (once per KIND and
+ *                                    executable; "unknown" if it cannot tell whose),
+ *                                    "seen dev=D ino=I" for each executable it could
+ *                                    name, and a summary ("stat KIND errno=0" counts
+ *                                    opens of the memory of a process already gone)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -228,11 +231,31 @@ static void count(int kind, int err)
         errs[kind][err >= 0 && err < 200 ? err : 0]++;
 }
 
+/* Each (kind, executable) once: the container's own processes are fair
+ * game and would otherwise fill the log. */
+static struct {
+        const char *kind;
+        dev_t dev;
+        ino_t ino;
+} printed[MAX_KEPT];
+static int n_printed;
+
 static void found(const char *kind, const char *pid, int fd)
 {
         struct stat st;
         if (fstat(fd, &st) < 0)
                 memset(&st, 0, sizeof(st));
+        for (int i = 0; i < n_printed; i++) {
+                if (printed[i].kind == kind && printed[i].dev == st.st_dev &&
+                    printed[i].ino == st.st_ino)
+                        return;
+        }
+        if (n_printed < MAX_KEPT) {
+                printed[n_printed].kind = kind;
+                printed[n_printed].dev = st.st_dev;
+                printed[n_printed].ino = st.st_ino;
+                n_printed++;
+        }
         printf("W %s pid=%s dev=%lu ino=%lu\n", kind, pid, (unsigned long)st.st_dev,
                (unsigned long)st.st_ino);
         fflush(stdout);
@@ -321,9 +344,24 @@ static void attack_pid(const char *pid)
                 /* Whose memory: the executable the process runs now. */
                 snprintf(path, sizeof(path), "/proc/%s/exe", pid);
                 int exe = open(path, O_PATH | O_CLOEXEC);
-                found("mem-rdwr", pid, exe >= 0 ? exe : fd);
-                if (exe >= 0)
+                if (exe >= 0) {
+                        found("mem-rdwr", pid, exe);
                         close(exe);
+                } else {
+                        /* A process that has exited has no memory left: the
+                         * open succeeds on nothing and reads end at once.
+                         * Address 0 is never mapped: a real one says EIO. */
+                        int exe_errno = errno;
+                        char c;
+                        ssize_t n = pread(fd, &c, 1, 0);
+                        if (n == 0) {
+                                count(3, 0);
+                        } else {
+                                printf("W mem-rdwr pid=%s unknown exe-errno=%d read=%zd errno=%d\n",
+                                       pid, exe_errno, n, n < 0 ? errno : 0);
+                                fflush(stdout);
+                        }
+                }
                 close(fd);
         } else {
                 count(3, errno);
@@ -361,6 +399,9 @@ static int do_exe(const char *stopfile)
                 rounds++;
                 sched_yield();
         }
+        /* Let the exec that made STOPFILE end before we, the namespace's
+         * init, take its processes down with us. */
+        usleep(500 * 1000);
         printf("rounds %ld tries %ld kept %d\n", rounds, tries, n_kept);
         for (int k = 0; k < 4; k++) {
                 for (int e = 0; e < 200; e++) {
