@@ -307,7 +307,10 @@ judge_exe_attack() {
                 "${RUNTIME[@]}" delete "$ID" 3>&-
                 echo "$profile: $(cat "$TEST_DIR/attack.out")"
                 judge_exe_attack "$TEST_DIR/attack.out" "$BUNDLE/rootfs" "$b2/rootfs"
-                # It did see the exec'd commands: the attack had its chance.
+                # It did meet the runtime's processes (refused: EACCES) and the
+                # exec'd commands (seen): the attack had its chance.
+                grep -q '^stat exe-path errno=13 ' "$TEST_DIR/attack.out"
+                grep -q '^stat mem-rdwr errno=13 ' "$TEST_DIR/attack.out"
                 grep -q '^seen ' "$TEST_DIR/attack.out"
                 assert_no_leftovers "$ID"
                 assert_no_leftovers "$id2"
