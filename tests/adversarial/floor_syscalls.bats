@@ -8,16 +8,7 @@
 # what must stop mount, keyctl and ptrace.
 
 load ../helpers
-
-# helper_bin NAME: tests/helpers/NAME.c built static once per suite run.
-helper_bin() {
-        local name=$1 bin=$SBRUN_TEST_TMP/$1
-        if [ ! -x "$bin" ]; then
-                cc -O2 -Wall -static -o "$bin.tmp.$$" "$SBRUN_SRCDIR/tests/helpers/$name.c" -lpthread &&
-                        mv "$bin.tmp.$$" "$bin" || fail "cannot build the $name helper"
-        fi
-        echo "$bin"
-}
+load attack_helpers
 
 # attack_bundle: a bundle with the attack program and the host's full
 # busybox (it has unshare) in /bin, a writable rootfs and the capabilities
@@ -30,23 +21,6 @@ attack_bundle() {
         cp "$(command -v busybox)" "$BUNDLE/rootfs/bin/busybox-full"
         edit_config '.root.readonly = false |
                 .process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN", "CAP_SYS_PTRACE"] | .value |= unique)'
-}
-
-# strict_policy: an operator policy selecting the strict floor.
-strict_policy() {
-        printf '%s\n' '{"cgroups": {"enforce": false}, "floor": {"profile": "strict"}}' >"$TEST_DIR/strict.json"
-        chmod 0644 "$TEST_DIR/strict.json"
-        echo "$TEST_DIR/strict.json"
-}
-
-# run_under PROFILE: `sbrun run` of $BUNDLE under the standard (the suite's
-# policy) or the strict floor; warnings go to the log, not the output.
-run_under() {
-        if [ "$1" = strict ]; then
-                run sbrun --policy "$(strict_policy)" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
-        else
-                run sbrun run -b "$BUNDLE" "$ID"
-        fi
 }
 
 # run_attack PROFILE ATTACK [ARG]: run the attack as the container's process.
