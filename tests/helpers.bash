@@ -174,6 +174,20 @@ sb_policy() {
         echo "$TEST_DIR/policy.json"
 }
 
+# policy_with JSON NAME: an operator policy $TEST_DIR/NAME.json for this test
+# (root-owned, 0644): JSON merged over the suite's own policy, so that its
+# cgroup opt-out stays when it has one. Prints the path.
+policy_with() {
+        local f=$TEST_DIR/$2.json
+        if [ -n "$SB_POLICY" ]; then
+                jq -s '.[0] * .[1]' "$SB_POLICY" - <<<"$1" >"$f"
+        else
+                printf '%s\n' "$1" >"$f"
+        fi
+        chmod 0644 "$f"
+        echo "$f"
+}
+
 # detached CMD...: run CMD with stdio on files and print them after (stdout,
 # then stderr). For commands that leave a container behind (create, run -d):
 # the container inherits stdio, and `run` would otherwise wait for it to

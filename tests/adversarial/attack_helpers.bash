@@ -33,15 +33,9 @@ run_under() {
 # in, keeping the suite's own policy (its cgroup opt-out) underneath.
 # Prints its path.
 policy_for() {
-        local f=$TEST_DIR/policy-$1.json extra=${2:-"{}"}
+        local extra=${2:-"{}"}
         [ "$1" = strict ] && extra=$(jq -c '. * {"floor": {"profile": "strict"}}' <<<"$extra")
-        if [ -n "$SB_POLICY" ]; then
-                jq -s '.[0] * .[1]' "$SB_POLICY" - <<<"$extra" >"$f"
-        else
-                printf '%s\n' "$extra" >"$f"
-        fi
-        chmod 0644 "$f"
-        echo "$f"
+        policy_with "$extra" "policy-$1"
 }
 
 # runtime_argv PROFILE [JSON]: sets RUNTIME to the runtime's command line

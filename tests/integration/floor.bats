@@ -5,17 +5,9 @@
 
 load ../helpers
 
-# policy_file JSON: an operator policy for this test (root-owned, 0644);
-# keeps the suite's cgroup opt-out when it has one. Prints the path.
+# policy_file JSON: an operator policy for this test over the suite's own.
 policy_file() {
-        local f=$TEST_DIR/floor-policy.json
-        if [ -n "$SB_POLICY" ]; then
-                jq -s '.[0] * .[1]' "$SB_POLICY" - <<<"$1" >"$f"
-        else
-                printf '%s\n' "$1" >"$f"
-        fi
-        chmod 0644 "$f"
-        echo "$f"
+        policy_with "$1" floor-policy
 }
 
 # explain_json [GLOBAL-OPTIONS...]: `policy explain --format json` of $BUNDLE.
