@@ -9,7 +9,12 @@
  *                int80-getpid | int80-mkdir PATH | x32-mkdir PATH | mount PATH |
  *                keyctl | bpf | perf_event_open | userfaultfd | io_uring_setup |
  *                ptrace-sibling | socket-inet | socket-unix | socketpair-unix |
- *                socketpair-inet
+ *                socketpair-inet | fork-bomb
+ *
+ * fork-bomb forks without end in every process and, unlike a shell's bomb,
+ * survives refused forks (it waits a second and tries again), so the
+ * container stays at its pids limit until it is killed
+ * (tests/vm/floor_attacks.bats).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -141,6 +146,12 @@ int main(int argc, char **argv)
                 return report(what, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
         if (strcmp(what, "socketpair-inet") == 0) /* EOPNOTSUPP unfiltered */
                 return report(what, socketpair(AF_INET, SOCK_STREAM, 0, sv));
+        if (strcmp(what, "fork-bomb") == 0) {
+                for (;;) {
+                        if (fork() < 0)
+                                sleep(1);
+                }
+        }
         fprintf(stderr, "floor_attack: unknown attack \"%s\"\n", what);
         return 2;
 }

@@ -1,6 +1,8 @@
 #!/bin/bash
-# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats),
-# run inside the VM lane with no opt-out policy:
+# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats)
+# and the floor attacks that need real cgroups or the kernel's i386/x32 entry
+# points (tests/vm/floor_attacks.bats), run inside the VM lane with no opt-out
+# policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
 #
@@ -8,6 +10,10 @@
 # except /tmp and /run, which the guest replaces with fresh tmpfs. Bundles,
 # state and the busybox rootfs go to the guest's /tmp (9p cannot hold FIFOs
 # or device nodes). Extra arguments go to bats (e.g. -f pause).
+#
+# SBRUN_FLOOR_ATTACK: tests/helpers/floor_attack.c built static, where the
+# guest sees it (tests/run-all.sh builds it on the host, which is ~50x
+# faster); without it the suite builds it here with the host's compiler.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +33,14 @@ export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
 # bats reads process substitutions through /dev/fd, which devtmpfs lacks.
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 
-bats "$@" "$here/cgroups_v2.bats"
+if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
+	export SBRUN_FLOOR_ATTACK=$SBRUN_TEST_TMP/floor_attack
+	cc -O2 -Wall -static -o "$SBRUN_FLOOR_ATTACK" "$SBRUN_SRCDIR/tests/helpers/floor_attack.c" -lpthread ||
+		echo "cgroups-suite: cannot build tests/helpers/floor_attack.c: floor_attacks.bats will fail" >&2
+fi
+export SBRUN_FLOOR_ATTACK
+
+bats "$@" "$here/cgroups_v2.bats" "$here/floor_attacks.bats"
 rc=$?
 
 # What a test made in the cgroup tree and left behind is a failure too.

@@ -114,6 +114,10 @@ q() { # quote for sh: 'it'\''s'
 append="console=ttyS0 cgroup_no_v1=all panic=-1 reboot=t"
 # TCG is slow; the guest runs trusted tests only, so spare it the mitigations.
 append="$append mitigations=off random.trust_cpu=on"
+# Debian's kernels have the x32 ABI built in but off unless asked for
+# (CONFIG_X86_X32_DISABLED); the floor attack tests (floor_attacks.bats) make
+# real x32 syscalls, so the guest must have the entry the floor has to close.
+append="$append syscall.x32=y"
 if [ "${SBRUN_VM_VERBOSE:-0}" = 1 ]; then append="$append loglevel=7"; else append="$append quiet loglevel=3"; fi
 
 fs_opts=security_model=none,multidevs=remap
