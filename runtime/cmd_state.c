@@ -5,6 +5,7 @@
 #include "runtime/commands.h"
 #include "runtime/container_status.h"
 #include "runtime/state_dir.h"
+#include "runtime/verdict.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,7 +42,8 @@ int cmd_state(const struct global_options *global, int argc, char **argv, struct
                 return 1;
         free(state->status);
         state->status = strdup(container_status(state));
-        if (state->status == NULL) {
+        if (state->status == NULL ||
+            (strcmp(state->status, "stopped") == 0 && verdict_annotate_oom(state) < 0)) {
                 oci_state_free(state);
                 return sb_fail(err, ENOMEM, "state"), 1;
         }

@@ -117,6 +117,20 @@ static int set_annotation(struct oci_state *s, const char *key, const char *valu
         return 0;
 }
 
+int verdict_annotate_oom(struct oci_state *state)
+{
+        uint64_t oom_kills, fork_refusals;
+
+        for (size_t i = 0; i < state->n_annotations; i++) {
+                if (strcmp(state->annotations[i].key, VERDICT_ANNOTATION) == 0)
+                        return 0;
+        }
+        cgroup_counters(state->cgroup_path, &oom_kills, &fork_refusals);
+        if (oom_kills == 0)
+                return 0;
+        return set_annotation(state, VERDICT_ANNOTATION, verdict_name(VERDICT_OOM));
+}
+
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;

@@ -21,13 +21,15 @@
  * run.sbrun.exit_code and run.sbrun.signal (the OCI state shape stays),
  * recorded by `run --keep` and by the watchdog of a detached container
  * (which knows only its own "timeout": an engine, not sbrun, reaps a
- * detached container). */
+ * detached container). For a detached container without one, `state`
+ * reads "oom" from its cgroup while it exists (no exit code). */
 #ifndef SB_VERDICT_H
 #define SB_VERDICT_H
 
 #include <stdbool.h>
 
 struct sb_error;
+struct oci_state;
 
 enum verdict_kind {
         VERDICT_EXITED,
@@ -58,6 +60,11 @@ int verdict_write_file(const char *path, const struct verdict *v, struct sb_erro
 
 /* Into the state record of container id under root, as annotations. */
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err);
+
+/* A stopped container with no recorded verdict (an engine reaped it, so
+ * only the engine knows its exit code): "oom" into state's annotations if
+ * its cgroup counted an OOM kill. Returns -1 only when out of memory. */
+int verdict_annotate_oom(struct oci_state *state);
 
 /* Keys only sbrun writes: config.json cannot forge a verdict. */
 bool verdict_annotation_reserved(const char *key);

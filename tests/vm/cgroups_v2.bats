@@ -67,6 +67,26 @@ cgdir() {
         assert_no_leftovers "$ID"
 }
 
+@test "verdict oom: a detached container's state says oom after the engine reaped it" {
+        make_bundle
+        set_args dd if=/dev/zero of=/dev/null bs=64M count=1
+        edit_config '.linux.resources.memory = {"limit": 33554432}'
+
+        # create + start as an engine does; the subreaper stands in for it.
+        detached sbrun create -b "$BUNDLE" "$ID"
+        run sbrun start "$ID"
+        [ "$status" -eq 0 ]
+        for ((i = 0; i < 300; i++)); do
+                [ "$(sbrun state "$ID" | jq -r .status)" = stopped ] && break
+                sleep 0.1
+        done
+        run sbrun state "$ID"
+        [ "$(jq -r .status <<<"$output")" = stopped ]
+        [ "$(jq -r '.annotations["run.sbrun.verdict"]' <<<"$output")" = oom ]
+        run sbrun delete "$ID"
+        assert_no_leftovers "$ID"
+}
+
 @test "verdict pids_limit: refused forks (pids.events max) and a failed process" {
         make_bundle
         # busybox sh gives up with status 2 when fork fails.
