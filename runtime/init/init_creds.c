@@ -242,6 +242,18 @@ static int join_session_keyring(const char *name, struct sb_error *err)
         return 0;
 }
 
+/* Without a terminal of its own the process still shares the caller's
+ * session and controlling terminal: it could read /dev/tty, get the
+ * terminal's signals, and type into the caller's shell with TIOCSTI. A new
+ * session has no controlling terminal (runc does the same); `sbrun run`
+ * forwards the terminal's signals. */
+static int leave_session(struct sb_error *err)
+{
+        if (setsid() < 0 && !(errno == EPERM && getsid(0) == getpid()))
+                return sb_fail(err, errno, "setsid");
+        return 0;
+}
+
 _Noreturn void init_become_process(const struct init_plan *plan, int console_slave)
 {
         struct sb_error err = { 0 };
@@ -251,6 +263,8 @@ _Noreturn void init_become_process(const struct init_plan *plan, int console_sla
         if (join_session_keyring(plan->session_keyring, &err) < 0)
                 goto fail;
         if (console_slave >= 0 && init_console_attach(console_slave, &err) < 0)
+                goto fail;
+        if (console_slave < 0 && leave_session(&err) < 0)
                 goto fail;
         if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
             close_fds_keeping_notify(plan, &err) < 0 || init_load_seccomp(plan, &err) < 0)

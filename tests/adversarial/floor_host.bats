@@ -188,19 +188,23 @@ expect_no_injection() {
         local pty_run
         pty_run=$(helper_bin pty_run)
         host_bundle
-        # The container's stdin is the runtime's: the test's pty, which is
-        # its controlling terminal too, so the kernel alone would let it
-        # type into the host's shell.
-        set_cmd "host_attack tiocsti 0 '$INJECT'; echo tty_nr=\$(cut -d' ' -f7 /proc/self/stat)"
+        # The container's stdin is the runtime's: the test's pty, the
+        # controlling terminal of the shell that runs sbrun. The process is
+        # in a session of its own (as with runc), so the pty is not its
+        # controlling terminal; the floor's filter refuses TIOCSTI anyway.
+        set_cmd "[ -t 0 ] && echo stdin=tty; host_attack tiocsti 0 '$INJECT'; echo tty_nr=\$(cut -d' ' -f7 /proc/self/stat) sid=\$(cut -d' ' -f6 /proc/self/stat) pid=\$\$"
         for profile in standard strict; do
                 runtime_argv $profile
                 run "$pty_run" "${RUNTIME[@]}" run -b "$BUNDLE" "$ID" 3>&-
                 echo "$profile: $output"
                 [ "$status" -eq 0 ]
                 expect_no_injection
-                # It does share the controlling terminal (a pty's major is 136).
-                [[ $output =~ tty_nr=([0-9]+) ]]
-                [ $((BASH_REMATCH[1] >> 8)) -eq 136 ]
+                # It shares the host's terminal, which is not its controlling
+                # terminal: a new session without one.
+                [[ $output == *"stdin=tty"* ]]
+                [[ $output =~ tty_nr=([0-9]+)\ sid=([0-9]+)\ pid=([0-9]+) ]]
+                [ "${BASH_REMATCH[1]}" -eq 0 ]
+                [ "${BASH_REMATCH[2]}" -eq "${BASH_REMATCH[3]}" ]
                 # pty_run's own descriptor of the slave: the input queue is empty.
                 [[ $output == *"pty_run: status 0 queued 0 read-errno 11"* ]]
                 assert_no_leftovers "$ID"
