@@ -47,6 +47,14 @@ add_suite() { # NAME P F S
         echo "# $line"
 }
 
+# Every test passes its own --root: the default state root must come out of
+# the run exactly as it went in (no container directory, no .seccomp-cache).
+DEFAULT_ROOT=/run/sbrun
+default_root_snapshot() {
+        find "$DEFAULT_ROOT" -printf '%p %y %s %T@\n' 2>/dev/null | sort
+}
+default_root_before=$(default_root_snapshot)
+
 # --- unit tests (cmocka) ------------------------------------------------------
 
 run_unit() {
@@ -184,7 +192,8 @@ fi
 
 # What the run may have left: processes rooted in a test rootfs or naming the
 # test dir (bwrap's command line names the bundle), mounts under the test
-# dir, container state in the per-test roots or in /run/sbrun.
+# dir, container state in the per-test roots, anything new or changed in the
+# default state root.
 leftovers() {
         local t=$SBRUN_TEST_TMP
         if [ -s "$t/rootfs.ids" ]; then
@@ -201,7 +210,8 @@ leftovers() {
                 done
         awk -v d="$t/" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo
         find "$t" -mindepth 3 -maxdepth 3 -path "$t/test.*/state/*" -printf 'state %p\n' 2>/dev/null
-        find /run/sbrun -mindepth 1 -maxdepth 1 -name 'sbt-*' -printf 'state %p\n' 2>/dev/null
+        diff <(echo "$default_root_before") <(default_root_snapshot) |
+                sed -n "s|^> |default state root changed: |p"
 }
 
 found=""
