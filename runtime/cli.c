@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int cli_parse_int(const char *option, const char *value, int max, int *out, struct sb_error *err)
@@ -30,6 +31,26 @@ int cli_require_id(const char *command, int argc, char **argv, int optind_, cons
                                argc - optind_);
         *id = argv[optind_];
         return 0;
+}
+
+int cli_parse_id_only(const char *command, int argc, char **argv, const char **id,
+                      struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int opt;
+
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+                if (opt == 'h') {
+                        printf("usage: sbrun %s ID\n", command);
+                        return 1;
+                }
+                return sb_fail(err, 0, "%s: unknown option \"%s\"", command, argv[optind - 1]);
+        }
+        return cli_require_id(command, argc, argv, optind, id, err);
 }
 
 void cli_reset_getopt(void)

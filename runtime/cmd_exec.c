@@ -65,9 +65,7 @@ static struct oci_process *process_from_container(const struct global_options *g
         struct oci_config *config;
         struct oci_process *p;
 
-        if (state_dir_open(global->root, id, &sd, err) < 0)
-                return NULL;
-        state = state_dir_load(&sd, err);
+        state = state_dir_open_state(global->root, id, &sd, err);
         if (state == NULL)
                 return NULL;
         config = oci_config_load_bundle(state->bundle, err);

@@ -63,9 +63,7 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
                 return sb_fail(err, 0, "kill: expected ID [SIGNAL]"), 1;
         if (argc - optind == 2 && signal_parse(argv[optind + 1], &signo, err) < 0)
                 return 1;
-        if (state_dir_open(global->root, argv[optind], &sd, err) < 0)
-                return 1;
-        state = state_dir_load(&sd, err);
+        state = state_dir_open_state(global->root, argv[optind], &sd, err);
         if (state == NULL)
                 return 1;
         pidfd = container_pidfd(state, err);

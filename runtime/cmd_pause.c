@@ -11,37 +11,21 @@
 #include "runtime/container_status.h"
 #include "runtime/state_dir.h"
 
-#include <getopt.h>
-#include <stdio.h>
 #include <string.h>
 
 static int freeze_command(const struct global_options *global, int argc, char **argv, bool freeze,
                           struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
         const char *command = freeze ? "pause" : "resume";
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         struct oci_state *state = NULL;
         const char *id = NULL;
-        int opt, ret = 1;
+        int ret = 1, parsed = cli_parse_id_only(command, argc, argv, &id, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-                if (opt == 'h') {
-                        printf("usage: sbrun %s ID\n", command);
-                        return 0;
-                }
-                return sb_fail(err, 0, "%s: unknown option \"%s\"", command, argv[optind - 1]), 1;
-        }
-        if (cli_require_id(command, argc, argv, optind, &id, err) < 0)
-                return 1;
-        if (state_dir_open(global->root, id, &sd, err) < 0)
-                return 1;
-        state = state_dir_load(&sd, err);
+        if (parsed != 0)
+                return parsed < 0 ? 1 : 0;
+        state = state_dir_open_state(global->root, id, &sd, err);
         if (state == NULL)
                 return 1;
         const char *status = container_status(state);

@@ -169,9 +169,7 @@ int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb
         }
         if (strcmp(format, "json") == 0 && n_ps_args > 0)
                 return sb_fail(err, 0, "ps: ps arguments cannot be used with --format json"), 1;
-        if (state_dir_open(global->root, id, &sd, err) < 0)
-                return 1;
-        state = state_dir_load(&sd, err);
+        state = state_dir_open_state(global->root, id, &sd, err);
         if (state == NULL)
                 return 1;
         if (container_cgroup_open(state, "ps", &cg, err) < 0 ||

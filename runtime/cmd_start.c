@@ -7,27 +7,12 @@
 #include "runtime/start_container.h"
 #include "runtime/state_dir.h"
 
-#include <getopt.h>
-#include <stdio.h>
-
 int cmd_start(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
         const char *id = NULL;
-        int opt;
+        int parsed = cli_parse_id_only("start", argc, argv, &id, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-                if (opt == 'h') {
-                        printf("usage: sbrun start ID\n");
-                        return 0;
-                }
-                return sb_fail(err, 0, "start: unknown option \"%s\"", argv[optind - 1]), 1;
-        }
-        if (cli_require_id("start", argc, argv, optind, &id, err) < 0)
-                return 1;
+        if (parsed != 0)
+                return parsed < 0 ? 1 : 0;
         return container_start(global, id, err) < 0 ? 1 : 0;
 }

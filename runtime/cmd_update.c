@@ -285,9 +285,7 @@ static int update_container(const struct global_options *global, const char *id,
         struct oci_state *state = NULL;
         int ret = -1;
 
-        if (state_dir_open(global->root, id, &sd, err) < 0)
-                return -1;
-        state = state_dir_load(&sd, err);
+        state = state_dir_open_state(global->root, id, &sd, err);
         if (state == NULL)
                 return -1;
         if (strcmp(container_status(state), "stopped") == 0) {

@@ -296,9 +296,7 @@ int container_exec(const struct global_options *global, const struct exec_option
 
         if (check_process(process, opts, err) < 0)
                 goto out;
-        if (state_dir_open(global->root, opts->id, &sd, err) < 0)
-                goto out;
-        x.state = state_dir_load(&sd, err);
+        x.state = state_dir_open_state(global->root, opts->id, &sd, err);
         if (x.state == NULL)
                 goto out;
         const char *status = container_status(x.state);

@@ -81,9 +81,7 @@ int container_start(const struct global_options *global, const char *id, struct 
         struct oci_state *state;
         int ret = -1;
 
-        if (state_dir_open(global->root, id, &sd, err) < 0)
-                return -1;
-        state = state_dir_load(&sd, err);
+        state = state_dir_open_state(global->root, id, &sd, err);
         if (state == NULL)
                 return -1;
         const char *status = container_status(state);

@@ -150,6 +150,14 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
         return oci_state_from_record_json(json, len, STATE_RECORD, err);
 }
 
+struct oci_state *state_dir_open_state(const char *root, const char *id, struct state_dir *sd,
+                                       struct sb_error *err)
+{
+        if (state_dir_open(root, id, sd, err) < 0)
+                return NULL;
+        return state_dir_load(sd, err);
+}
+
 int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, struct sb_error *err)
 {
         return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, text, len, 0600, err);

@@ -34,6 +34,10 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
 
 int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct sb_error *err);
 struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
+/* state_dir_open, then state_dir_load: the record of an existing container,
+ * its directory held (and locked) in sd. NULL on failure. */
+struct oci_state *state_dir_open_state(const char *root, const char *id, struct state_dir *sd,
+                                       struct sb_error *err);
 
 /* A copy of the bundle's config.json, and the parsed copy (hooks for
  * start and delete). */

@@ -137,9 +137,7 @@ int verdict_record(const char *root, const char *id, const struct verdict *v, st
         char code[16], sig[16];
         int ret = -1;
 
-        if (state_dir_open(root, id, &sd, err) < 0)
-                return -1;
-        struct oci_state *state = state_dir_load(&sd, err);
+        struct oci_state *state = state_dir_open_state(root, id, &sd, err);
         if (state == NULL)
                 return -1;
         snprintf(code, sizeof(code), "%d", v->exit_code);
