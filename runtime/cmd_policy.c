@@ -6,6 +6,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/bind_sources.h"
 #include "runtime/cli.h"
 #include "runtime/commands.h"
 #include "spec/effective.h"
@@ -178,14 +179,22 @@ static int explain(const struct global_options *global, const struct policy_opts
                 oci_config_free(config);
                 return -1;
         }
-        struct effective_options opts = {
-                .policy = &policy, .state_root = global->root, .bundle = bundle, .explain = true
-        };
-        int ret = effective_spec_apply(config, &opts, &report, &profile, err);
+        /* The sources as create would open and check them. */
+        struct bind_sources binds = BIND_SOURCES_INIT;
+        int ret = bind_sources_open(config, bundle, &binds, err);
+        struct effective_options opts = { .policy = &policy,
+                                          .state_root = global->root,
+                                          .bind_paths = binds.paths,
+                                          .bind_stats = binds.stats,
+                                          .n_bind_paths = binds.n,
+                                          .explain = true };
+        if (ret == 0)
+                ret = effective_spec_apply(config, &opts, &report, &profile, err);
         if (ret == 0 && o->json)
                 explain_json(profile, policy.source, &report);
         else if (ret == 0)
                 explain_text(profile, policy.source, &report);
+        bind_sources_release(&binds);
         operator_policy_release(&policy);
         floor_report_release(&report);
         oci_config_free(config);

@@ -691,7 +691,6 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
         struct effective_options opts = {
                 .policy = &c->policy,
                 .state_root = global->root,
-                .bundle = c->bundle,
                 .bind_paths = c->binds.paths,
                 .bind_stats = c->binds.stats,
                 .n_bind_paths = c->binds.n,

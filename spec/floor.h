@@ -38,10 +38,9 @@ struct floor_context {
         const char *policy_source;      /* NULL: built-in default */
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
-        const char *bundle;             /* relative bind sources are under it */
         /* Per mount: the canonical path of the bind source the runtime holds
-         * open and will bind (runtime/bind_sources.h); NULL entries and
-         * mounts past n_bind_paths are resolved here (policy explain). */
+         * open and will bind (runtime/bind_sources.h), NULL for the others.
+         * A bind without one is an error: the floor never judges a path. */
         char *const *bind_paths;
         const struct stat *bind_stats; /* and its fstat, beside bind_paths */
         size_t n_bind_paths;

@@ -65,24 +65,19 @@ static const char *refusal(const char *source, const struct floor_context *ctx)
 
 /* A bind of a device node gives what creating it would: the same rule as
  * linux.devices (a host disk bound in is the host's file systems). */
-static const char *device_refusal(const char *source, const struct stat *held,
+static const char *device_refusal(const char *source, const struct stat *st,
                                   const char *destination, const struct floor_context *ctx)
 {
-        struct stat st;
         char type;
 
-        if (held != NULL)
-                st = *held;
-        else if (stat(source, &st) < 0)
-                return NULL; /* the bind itself fails later, naming the source */
-        if (S_ISCHR(st.st_mode))
+        if (S_ISCHR(st->st_mode))
                 type = 'c';
-        else if (S_ISBLK(st.st_mode))
+        else if (S_ISBLK(st->st_mode))
                 type = 'b';
         else
                 return NULL;
-        if (floor_device_allowed(type, major(st.st_rdev), minor(st.st_rdev), destination, ctx) ||
-            floor_device_allowed(type, major(st.st_rdev), minor(st.st_rdev), source, ctx))
+        if (floor_device_allowed(type, major(st->st_rdev), minor(st->st_rdev), destination, ctx) ||
+            floor_device_allowed(type, major(st->st_rdev), minor(st->st_rdev), source, ctx))
                 return NULL;
         return "standard: only standard or operator-allowed devices";
 }
@@ -92,29 +87,21 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
 {
         for (size_t i = 0; i < config->n_mounts; i++) {
                 const struct oci_mount *m = &config->mounts[i];
-                char real[PATH_MAX], field[64];
-                const char *source = m->source;
-                const struct stat *held = NULL;
-                const char *rule;
+                char field[64];
+                const char *source, *rule;
 
-                if (source == NULL || !oci_mount_is_bind(m))
+                if (m->source == NULL || !oci_mount_is_bind(m))
                         continue;
-                if (i < ctx->n_bind_paths && ctx->bind_paths[i] != NULL) {
-                        source = ctx->bind_paths[i];
-                        held = &ctx->bind_stats[i];
-                } else {
-                        /* Resolved first: a symlink or "/etc/.." names the same place. */
-                        if (source[0] != '/' && ctx->bundle != NULL) {
-                                snprintf(real, sizeof(real), "%s/%s", ctx->bundle, source);
-                                source = real;
-                        }
-                        if (realpath(source, real) != NULL)
-                                source = real;
-                }
+                snprintf(field, sizeof(field), "mounts[%zu].source", i);
+                /* Judged by what the runtime holds open and will bind, never
+                 * by a path that could name something else later. */
+                if (i >= ctx->n_bind_paths || ctx->bind_paths[i] == NULL)
+                        return sb_fail(err, 0, "%s: \"%s\" was not opened before the check", field,
+                                       m->source);
+                source = ctx->bind_paths[i];
                 rule = refusal(source, ctx);
                 if (rule == NULL)
-                        rule = device_refusal(source, held, m->destination, ctx);
-                snprintf(field, sizeof(field), "mounts[%zu].source", i);
+                        rule = device_refusal(source, &ctx->bind_stats[i], m->destination, ctx);
                 if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)
                         return -1;
         }
