@@ -168,7 +168,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         char bundle[PATH_MAX];
         struct floor_report report = { 0 };
         struct operator_policy policy;
-        const char *profile = NULL;
+        enum policy_profile profile = POLICY_STANDARD;
 
         if (realpath(o->bundle, bundle) == NULL)
                 return sb_fail(err, errno, "--bundle: \"%s\"", o->bundle);
@@ -191,9 +191,9 @@ static int explain(const struct global_options *global, const struct policy_opts
         if (ret == 0)
                 ret = effective_spec_apply(config, &opts, &report, &profile, err);
         if (ret == 0 && o->json)
-                explain_json(profile, policy.source, &report);
+                explain_json(policy_profile_get(profile)->name, policy.source, &report);
         else if (ret == 0)
-                explain_text(profile, policy.source, &report);
+                explain_text(policy_profile_get(profile)->name, policy.source, &report);
         bind_sources_release(&binds);
         operator_policy_release(&policy);
         floor_report_release(&report);

@@ -53,7 +53,8 @@ struct create_ctx {
         struct oci_config *config;
         char *config_text; /* what was parsed, saved as the state's copy */
         size_t config_len;
-        struct bind_sources binds; /* held from before the floor's check to bwrap */
+        struct bind_sources binds;   /* held from before the floor's check to bwrap */
+        enum policy_profile profile; /* the floor's choice; its seccomp programs follow */
         char *bundle;
         char *rootfs;
         int rootfs_fd;
@@ -696,7 +697,7 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                 .n_bind_paths = c->binds.n,
         };
         struct floor_report report = { 0 };
-        int ret = effective_spec_apply(c->config, &opts, &report, NULL, err);
+        int ret = effective_spec_apply(c->config, &opts, &report, &c->profile, err);
 
         floor_report_release(&report);
         return ret;
@@ -743,7 +744,7 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         /* After the checks a request can fail, so that a refused one leaves
          * no cache entry in the state root either. */
-        if (floor_seccomp_prepare(&c.policy, c.config, global->root, &c.floor, err) < 0)
+        if (floor_seccomp_prepare(c.profile, global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

@@ -49,6 +49,7 @@ struct exec_ctx {
         char *exec_path;
         struct oci_config *config;     /* the container's, from its state dir */
         struct operator_policy policy; /* the one it was created under, from there too */
+        enum policy_profile profile;   /* the floor's choice for the process */
         struct floor_seccomp floor;
         struct seccomp_setup seccomp;
         int seccomp_channel;
@@ -237,7 +238,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->plan.preserve_fds = opts->preserve_fds;
         /* The floor and the container's seccomp filter hold for every exec
          * too, the floor first as in create. */
-        if (floor_seccomp_prepare(&x->policy, x->config, global->root, &x->floor, err) < 0 ||
+        if (floor_seccomp_prepare(x->profile, global->root, &x->floor, err) < 0 ||
             floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
                 return -1;
         if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
@@ -309,7 +310,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                 goto out;
         /* exec --cap or a process.json must not reach above the floor. */
         if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||
-            effective_process_apply(x.config, x.process, &x.policy, err) < 0)
+            effective_process_apply(x.config, x.process, &x.policy, &x.profile, err) < 0)
                 goto out;
         if (prepare(&x, opts, global, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||

@@ -7,8 +7,6 @@
 #include "runtime/seccomp_compile.h"
 #include "runtime/seccomp_setup.h"
 #include "spec/floor_seccomp_rules.h"
-#include "spec/floor.h"
-#include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <seccomp.h>
@@ -35,22 +33,6 @@ static void scmp_ctx_release(scmp_filter_ctx *ctx)
                 seccomp_release(*ctx);
 }
 #define _cleanup_scmp_ __attribute__((cleanup(scmp_ctx_release)))
-
-/* The profile the floor merge selects for this container: the operator's
- * default, or a stricter one its annotation asked for. */
-static int select_profile(const struct operator_policy *policy, const struct oci_config *config,
-                          const char *state_root, enum policy_profile *profile,
-                          struct sb_error *err)
-{
-        struct floor_context ctx;
-        struct floor_report report = { 0 };
-        int r = floor_select(policy, config, state_root, &ctx, &report, err);
-
-        if (r == 0)
-                *profile = ctx.profile->id;
-        floor_report_release(&report);
-        return r;
-}
 
 /* Only the native table: a syscall through int 0x80 (i386) or with the x32
  * bit set comes with another audit arch or number range, gets the "bad
@@ -189,12 +171,11 @@ static int prepare_program(enum floor_program which, const char *state_root,
         return 0;
 }
 
-int floor_seccomp_prepare(const struct operator_policy *policy, const struct oci_config *config,
-                          const char *state_root, struct floor_seccomp *f, struct sb_error *err)
+int floor_seccomp_prepare(enum policy_profile profile, const char *state_root,
+                          struct floor_seccomp *f, struct sb_error *err)
 {
         memset(f, 0, sizeof(*f));
-        if (select_profile(policy, config, state_root, &f->profile, err) < 0)
-                return -1;
+        f->profile = profile;
         if (prepare_program(FLOOR_DENY_LIST, state_root, f, err) < 0)
                 return -1;
         if (f->profile >= POLICY_STRICT &&

@@ -11,8 +11,6 @@
 #include "spec/policy_profile.h"
 
 struct sb_error;
-struct oci_config;
-struct operator_policy;
 struct init_plan;
 
 #define FLOOR_SECCOMP_MAX_PROGRAMS 2
@@ -26,11 +24,12 @@ struct floor_seccomp {
 
 void floor_seccomp_release(struct floor_seccomp *f);
 
-/* The floor's programs for the profile the policy and config select: the
- * standard deny-list, and for strict also the allow-list. Any failure is
- * fatal: the floor never falls back to none. */
-int floor_seccomp_prepare(const struct operator_policy *policy, const struct oci_config *config,
-                          const char *state_root, struct floor_seccomp *f, struct sb_error *err);
+/* The floor's programs for the profile the floor merge chose
+ * (effective_spec_apply, effective_process_apply): the standard deny-list,
+ * and for strict also the allow-list. Any failure is fatal: the floor never
+ * falls back to none. */
+int floor_seccomp_prepare(enum policy_profile profile, const char *state_root,
+                          struct floor_seccomp *f, struct sb_error *err);
 
 /* Append the programs to plan; call before the spec's program is added. */
 int floor_seccomp_to_plan(const struct floor_seccomp *f, struct init_plan *plan,

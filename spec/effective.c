@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
-                         struct floor_report *report, const char **profile, struct sb_error *err)
+                         struct floor_report *report, enum policy_profile *profile,
+                         struct sb_error *err)
 {
         struct floor_context ctx;
 
@@ -24,13 +25,13 @@ int effective_spec_apply(struct oci_config *config, const struct effective_optio
         ctx.bind_paths = opts->bind_paths;
         ctx.bind_stats = opts->bind_stats;
         ctx.n_bind_paths = opts->n_bind_paths;
-        if (profile != NULL)
-                *profile = ctx.profile->name;
+        *profile = ctx.profile->id;
         return floor_apply(config, &ctx, report, err);
 }
 
 int effective_process_apply(const struct oci_config *container, struct oci_process *process,
-                            const struct operator_policy *policy, struct sb_error *err)
+                            const struct operator_policy *policy, enum policy_profile *profile,
+                            struct sb_error *err)
 {
         struct floor_context ctx;
         struct floor_report report = { .log = true };
@@ -41,8 +42,10 @@ int effective_process_apply(const struct oci_config *container, struct oci_proce
         view.process = process;
         if (floor_select(policy, &view, NULL, &ctx, &report, err) == 0 &&
             floor_caps(&view, &ctx, &report, err) == 0 &&
-            floor_process(&view, &ctx, &report, err) == 0)
+            floor_process(&view, &ctx, &report, err) == 0) {
+                *profile = ctx.profile->id;
                 ret = 0;
+        }
         floor_report_release(&report);
         return ret;
 }

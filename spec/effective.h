@@ -22,16 +22,19 @@ struct effective_options {
         bool explain; /* record refusals instead of failing */
 };
 
-/* Fills *report (released by the caller with floor_report_release) and,
- * when given, *profile with the name of the profile that applied. */
+/* Fills *report (released by the caller with floor_report_release) and
+ * *profile with the profile that applied (the floor seccomp programs
+ * follow it). */
 int effective_spec_apply(struct oci_config *config, const struct effective_options *opts,
-                         struct floor_report *report, const char **profile, struct sb_error *err);
+                         struct floor_report *report, enum policy_profile *profile,
+                         struct sb_error *err);
 
 /* The floor for a process `exec` adds to a running container: the same
  * capability ceiling, noNewPrivileges and rlimits, under the policy and the
  * config the container was created with (saved in its state directory), so
  * it gets the same profile. */
 int effective_process_apply(const struct oci_config *container, struct oci_process *process,
-                            const struct operator_policy *policy, struct sb_error *err);
+                            const struct operator_policy *policy, enum policy_profile *profile,
+                            struct sb_error *err);
 
 #endif
