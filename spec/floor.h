@@ -39,7 +39,7 @@ struct floor_context {
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
         /* Per mount: the canonical path of the bind source the runtime holds
-         * open and will bind (runtime/bind_sources.h), NULL for the others.
+         * open and will bind (runtime/sandbox/bind_sources.h), NULL for the others.
          * A bind without one is an error: the floor never judges a path. */
         char *const *bind_paths;
         const struct stat *bind_stats; /* and its fstat, beside bind_paths */

@@ -2,7 +2,7 @@
  * or the operator's) is applied whether the spec asks for more or for
  * nothing, since no limit is the most of all. Without a memory ceiling a
  * request above the host's RAM is still clamped to it. Strict: no swap.
- * runtime/container_cgroup.c then writes what is left here. */
+ * runtime/cgroup/container_cgroup.c then writes what is left here. */
 #include "spec/floor.h"
 
 #include "common/error.h"

@@ -44,7 +44,7 @@ static struct oci_namespace *find(struct oci_linux *linux_, enum oci_namespace_t
 
 /* Joining pid 1's namespace, or the runtime's own (the host's, where pid
  * 1's is out of reach as in a nested sandbox), would be no namespace at
- * all. A path that cannot be read is left to runtime/namespaces.c. */
+ * all. A path that cannot be read is left to runtime/sandbox/namespaces.c. */
 static bool same_file(const struct stat *a, const char *path)
 {
         struct stat b;

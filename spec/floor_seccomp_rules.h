@@ -1,5 +1,5 @@
 /* The floor seccomp filter's rules, as data (spec/ decides what is denied;
- * runtime/floor_seccomp.c compiles them with libseccomp). The floor is
+ * runtime/seccomp/floor_seccomp.c compiles them with libseccomp). The floor is
  * stacked under the spec's own filter: the kernel runs every installed
  * filter and the most restrictive answer wins, so nothing in config.json
  * can give back what is denied here. */

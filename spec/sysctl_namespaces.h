@@ -1,6 +1,6 @@
 /* Which sysctls a namespace of the container's own isolates, and which
  * one: only those may be set by linux.sysctl (the rest would change the
- * host). The floor refuses the others; runtime/namespaces.c checks that
+ * host). The floor refuses the others; runtime/sandbox/namespaces.c checks that
  * the container really has the namespace the key needs. */
 #ifndef SB_SPEC_SYSCTL_NAMESPACES_H
 #define SB_SPEC_SYSCTL_NAMESPACES_H

@@ -4,7 +4,7 @@
 #ifndef SB_INIT_CONSOLE_H
 #define SB_INIT_CONSOLE_H
 
-#include "runtime/init_plan.h"
+#include "runtime/init/init_plan.h"
 
 struct sb_error;
 

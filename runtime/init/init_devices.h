@@ -2,7 +2,7 @@
 #ifndef SB_INIT_DEVICES_H
 #define SB_INIT_DEVICES_H
 
-#include "runtime/init_plan.h"
+#include "runtime/init/init_plan.h"
 
 struct sb_error;
 

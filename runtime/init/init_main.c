@@ -11,7 +11,7 @@
 #include "runtime/init/init_devices.h"
 #include "runtime/init/init_fds.h"
 #include "runtime/init/init_mounts.h"
-#include "runtime/init_plan.h"
+#include "runtime/init/init_plan.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"

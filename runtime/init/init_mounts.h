@@ -4,7 +4,7 @@
 #ifndef SB_INIT_MOUNTS_H
 #define SB_INIT_MOUNTS_H
 
-#include "runtime/init_plan.h"
+#include "runtime/init/init_plan.h"
 
 #include <sys/types.h>
 

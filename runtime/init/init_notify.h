@@ -1,6 +1,6 @@
 /* SCMP_ACT_NOTIFY inside the container: take the listener socket and state
  * that create queued on the plan's notify socket, and after the filter is
- * loaded send the state with the listener fd (runtime/seccomp_notify.h). */
+ * loaded send the state with the listener fd (runtime/seccomp/seccomp_notify.h). */
 #ifndef SB_INIT_NOTIFY_H
 #define SB_INIT_NOTIFY_H
 

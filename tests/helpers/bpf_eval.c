@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct entry_header { /* runtime/seccomp_cache.c */
+struct entry_header { /* runtime/seccomp/seccomp_cache.c */
         char magic[8];
         uint32_t version, reserved;
         uint64_t key_len, bpf_len, checksum;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Wall-clock limits and verdicts: how long a container may run, and how
-# its end is reported (runtime/wall_clock.h, runtime/watchdog.h,
-# runtime/verdict.h).
+# its end is reported (runtime/container/wall_clock.h, runtime/container/watchdog.h,
+# runtime/container/verdict.h).
 
 load ../helpers
 

@@ -4,7 +4,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-#include "runtime/init_plan.h"
+#include "runtime/init/init_plan.h"
 
 #include "common/error.h"
 

@@ -1,0 +1,134 @@
+#include "runtime/cgroup/container_cgroup.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/cgroup/cgroup_path.h"
+#include "runtime/container/global_options.h"
+#include "runtime/container/verdict.h"
+#include "spec/operator_policy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void container_cgroup_init(struct container_cgroup *cc)
+{
+        memset(cc, 0, sizeof(*cc));
+        cc->root = (struct cgroup_root)CGROUP_ROOT_INIT;
+        cc->cg = (struct cgroup)CGROUP_INIT;
+}
+
+void container_cgroup_release(struct container_cgroup *cc)
+{
+        cgroup_release(&cc->cg);
+        cgroup_settings_release(&cc->settings);
+        cgroup_root_release(&cc->root);
+        free(cc->rel);
+        cc->rel = NULL;
+}
+
+static bool requests_resources(const struct oci_config *config)
+{
+        return config->linux_ != NULL && config->linux_->resources != NULL;
+}
+
+/* Without a cgroup the path is unused, but a bad one is still bad input. */
+static int check_path_syntax(const struct oci_config *config, const char *id, struct sb_error *err)
+{
+        struct cgroup_root placeholder = { .mount = (char *)"/sys/fs/cgroup", .rel = (char *)"" };
+        const char *path = config->linux_ ? config->linux_->cgroups_path : NULL;
+        _cleanup_free_ char *rel = NULL;
+
+        if (path == NULL || *path == '\0' || strchr(path, ':') != NULL)
+                return 0;
+        return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
+}
+
+/* The host cannot enforce limits: refuse, unless the operator opted out. */
+static int host_cannot_enforce(struct container_cgroup *cc, const struct global_options *global,
+                               const struct operator_policy *policy,
+                               const struct oci_config *config, const char *id,
+                               struct sb_error *err)
+{
+        _cleanup_free_ char *reason = sb_error_text(err);
+        const char *policy_path = global->policy_path ? global->policy_path : OPERATOR_POLICY_PATH;
+
+        if (policy->cgroups_enforce) {
+                sb_error_clear(err);
+                return sb_fail(err, 0,
+                               "%s; set \"cgroups\": {\"enforce\": false} in %s to run "
+                               "without resource limits",
+                               reason ? reason : "cgroup v2 is not usable", policy_path);
+        }
+        sb_warn("container %s runs WITHOUT resource limits%s: %s (allowed by \"cgroups\": "
+                "{\"enforce\": false} in %s)",
+                id, requests_resources(config) ? " (linux.resources is not enforced)" : "",
+                reason ? reason : "cgroup v2 is not usable", policy->source);
+        sb_error_clear(err);
+        cc->unenforced = true;
+        return check_path_syntax(config, id, err);
+}
+
+int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
+                          const struct operator_policy *policy, const struct oci_config *config,
+                          const char *id, struct sb_error *err)
+{
+        const struct oci_linux *l = config->linux_;
+
+        /* Bad resources are bad input on any host. */
+        if (cgroup_resources_convert(l ? l->resources : NULL, "linux.resources", &cc->settings,
+                                     err) < 0)
+                return -1;
+        if (cgroup_root_find(&cc->root, err) < 0)
+                return host_cannot_enforce(cc, global, policy, config, id, err);
+        return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id,
+                                   global->systemd_cgroup, &cc->rel, err);
+}
+
+int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
+{
+        if (cc->unenforced)
+                return 0;
+        if (cgroup_create(&cc->root, cc->rel, &cc->cg, err) < 0)
+                return -1;
+        return cgroup_apply(&cc->cg, &cc->settings, err);
+}
+
+int container_cgroup_annotations(const struct container_cgroup *cc, const struct oci_kv *in,
+                                 size_t n, struct oci_kv **out, size_t *n_out, struct sb_error *err)
+{
+        size_t total = 0;
+
+        *out = calloc(n + 1, sizeof(**out));
+        if (*out == NULL)
+                return sb_fail(err, ENOMEM, "state annotations");
+        /* Only sbrun says whether limits are enforced, or how a container
+         * ended, never config.json. */
+        for (size_t i = 0; i < n; i++) {
+                if (strcmp(in[i].key, RESOURCES_ANNOTATION) != 0 &&
+                    !verdict_annotation_reserved(in[i].key))
+                        (*out)[total++] = in[i];
+        }
+        if (cc->unenforced) {
+                (*out)[total].key = (char *)RESOURCES_ANNOTATION;
+                (*out)[total++].value = (char *)RESOURCES_UNENFORCED;
+        }
+        *n_out = total;
+        return 0;
+}
+
+int container_cgroup_open(const struct oci_state *state, const char *command, struct cgroup *cg,
+                          struct sb_error *err)
+{
+        if (state->cgroup_path == NULL)
+                return sb_fail(err, 0,
+                               "%s: container %s has no cgroup: it runs without resource "
+                               "limits (operator policy \"cgroups\": {\"enforce\": false})",
+                               command, state->id);
+        if (cgroup_open(state->cgroup_path, cg, err) < 0)
+                return sb_error_prefix(err, "%s: container %s", command, state->id);
+        return 0;
+}

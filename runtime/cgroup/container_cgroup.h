@@ -1,0 +1,74 @@
+/* The container's cgroup during `create`: decided before anything exists
+ * (operator policy, host check, cgroupsPath, resource conversion), made
+ * after the state directory (mkdir, controllers, limits), joined by the
+ * launcher, removed again if create fails.
+ *
+ * Fail closed: a host without usable cgroup v2 controllers refuses the
+ * container unless the operator's policy says "cgroups": {"enforce":
+ * false}; then it runs without a cgroup, with a warning on every create
+ * and "run.sbrun.resources": "unenforced" among its state annotations. */
+#ifndef SB_CONTAINER_CGROUP_H
+#define SB_CONTAINER_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/cgroup_resources.h"
+#include "runtime/cgroup/cgroup_root.h"
+
+struct sb_error;
+struct global_options;
+struct operator_policy;
+struct oci_config;
+struct oci_kv;
+
+#define RESOURCES_ANNOTATION "run.sbrun.resources"
+#define RESOURCES_UNENFORCED "unenforced"
+
+struct container_cgroup {
+        struct cgroup_root root;
+        struct cgroup cg;
+        struct cgroup_settings settings;
+        char *rel;       /* under the cgroup2 mount */
+        bool unenforced; /* no cgroup: the operator opted out on this host */
+};
+
+void container_cgroup_init(struct container_cgroup *cc);
+
+/* Everything that can be refused, before the state dir exists. */
+int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
+                          const struct operator_policy *policy, const struct oci_config *config,
+                          const char *id, struct sb_error *err);
+
+/* Make the cgroup and write its limits (nothing when unenforced). */
+int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);
+
+/* For the launcher to join; -1 when unenforced. */
+static inline int container_cgroup_fd(const struct container_cgroup *cc)
+{
+        return cc->cg.dir_fd;
+}
+
+/* The config's annotations plus RESOURCES_ANNOTATION when unenforced, as
+ * a new array of borrowed pairs: the caller frees only the array. */
+int container_cgroup_annotations(const struct container_cgroup *cc, const struct oci_kv *in,
+                                 size_t n, struct oci_kv **out, size_t *n_out,
+                                 struct sb_error *err);
+
+/* After a successful create the cgroup outlives this command. */
+static inline void container_cgroup_keep(struct container_cgroup *cc)
+{
+        cgroup_keep(&cc->cg);
+}
+
+/* The cgroup of an existing container, for pause, resume, update and ps;
+ * fails naming `command` when the container has none (unenforced). */
+struct oci_state;
+int container_cgroup_open(const struct oci_state *state, const char *command, struct cgroup *cg,
+                          struct sb_error *err);
+
+/* A cgroup made by this create and not kept is killed and removed. */
+void container_cgroup_release(struct container_cgroup *cc);
+
+#endif

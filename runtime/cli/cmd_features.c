@@ -1,0 +1,197 @@
+/* `sbrun features`: print what this build understands, as `runc features`
+ * does. Engines (containerd, podman) trust this document, so a name appears
+ * here only if config.json may use it with this build. */
+#include "config.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "oci/config.h"
+#include "oci/features.h"
+#include "runtime/cli/cli.h"
+#include "runtime/cli/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char *const hooks[] = {
+        "prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop",
+        NULL
+};
+
+/* Flag options only: the spec asks that data options (mode=, size=, gid=, …),
+ * which go to mount(2) as-is, stay out of this list. */
+static const char *const mount_options[] = {
+        "bind",    "dev",    "exec",     "noatime",     "nodev",    "noexec",  "nosuid",
+        "private", "rbind",  "relatime", "ro",          "rprivate", "rshared", "rslave",
+        "rw",      "shared", "slave",    "strictatime", "suid",     NULL,
+};
+
+static const char *const seccomp_actions[] = {
+        "SCMP_ACT_ALLOW",       "SCMP_ACT_ERRNO",
+        "SCMP_ACT_KILL",        "SCMP_ACT_KILL_PROCESS",
+        "SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG",
+        "SCMP_ACT_NOTIFY",      "SCMP_ACT_TRACE",
+        "SCMP_ACT_TRAP",        NULL,
+};
+
+static const char *const seccomp_operators[] = { "SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT",
+                                                 "SCMP_CMP_LE", "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ",
+                                                 "SCMP_CMP_NE", NULL };
+
+/* Every architecture libseccomp 2.5 can build a filter for. */
+static const char *const seccomp_archs[] = {
+        "SCMP_ARCH_AARCH64",   "SCMP_ARCH_ARM",      "SCMP_ARCH_MIPS",     "SCMP_ARCH_MIPS64",
+        "SCMP_ARCH_MIPS64N32", "SCMP_ARCH_MIPSEL",   "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32",
+        "SCMP_ARCH_PARISC",    "SCMP_ARCH_PARISC64", "SCMP_ARCH_PPC",      "SCMP_ARCH_PPC64",
+        "SCMP_ARCH_PPC64LE",   "SCMP_ARCH_RISCV64",  "SCMP_ARCH_S390",     "SCMP_ARCH_S390X",
+        "SCMP_ARCH_X32",       "SCMP_ARCH_X86",      "SCMP_ARCH_X86_64",   NULL,
+};
+
+struct seccomp_flag {
+        const char *name;
+        unsigned int probe; /* flags passed to seccomp(2) to test kernel support */
+};
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+/* WAIT_KILLABLE_RECV is only valid together with NEW_LISTENER, so it is
+ * probed that way (as runc does). */
+static const struct seccomp_flag seccomp_flags[] = {
+        { "SECCOMP_FILTER_FLAG_TSYNC", SECCOMP_FILTER_FLAG_TSYNC },
+        { "SECCOMP_FILTER_FLAG_LOG", SECCOMP_FILTER_FLAG_LOG },
+        { "SECCOMP_FILTER_FLAG_SPEC_ALLOW", SECCOMP_FILTER_FLAG_SPEC_ALLOW },
+        { "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+          SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV | SECCOMP_FILTER_FLAG_NEW_LISTENER },
+};
+
+#define N_SECCOMP_FLAGS (sizeof(seccomp_flags) / sizeof(seccomp_flags[0]))
+
+/* With a NULL program the kernel checks the flags first (EINVAL when it does
+ * not know one) and then faults reading the program (EFAULT): nothing is
+ * ever installed. */
+static bool kernel_knows_seccomp_flags(unsigned int flags)
+{
+        return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, NULL) < 0 && errno == EFAULT;
+}
+
+static void fill_seccomp_flags(const char **known, const char **supported)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < N_SECCOMP_FLAGS; i++) {
+                known[i] = seccomp_flags[i].name;
+                if (kernel_knows_seccomp_flags(seccomp_flags[i].probe))
+                        supported[n++] = seccomp_flags[i].name;
+        }
+        known[N_SECCOMP_FLAGS] = NULL;
+        supported[n] = NULL;
+}
+
+/* Capabilities and namespaces come from the parser's own name tables, so the
+ * document lists exactly what config.json may name. "time" is left out: the
+ * parser knows the name, but bwrap 0.8.0 cannot make a time namespace. */
+#define N_CAPS_MAX 64
+
+static void fill_capabilities(const char **out)
+{
+        size_t n = 0;
+
+        for (int cap = 0; n < N_CAPS_MAX && oci_capability_name(cap) != NULL; cap++)
+                out[n++] = oci_capability_name(cap);
+        out[n] = NULL;
+}
+
+static void fill_namespaces(const char **out)
+{
+        size_t n = 0;
+
+        for (int t = 0; t < OCI_NS_COUNT; t++)
+                if (t != OCI_NS_TIME)
+                        out[n++] = oci_namespace_type_name((enum oci_namespace_type)t);
+        out[n] = NULL;
+}
+
+static void usage(FILE *out)
+{
+        fputs("usage: sbrun features\n\n"
+              "Print the runtime-spec features document of this build as JSON.\n",
+              out);
+}
+
+static int parse_options(int argc, char **argv, struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        cli_reset_getopt();
+        while ((c = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+                if (c == 'h') {
+                        usage(stdout);
+                        return 1;
+                }
+                return sb_fail(err, 0, "features: unknown option \"%s\"", argv[optind - 1]);
+        }
+        if (optind < argc)
+                return sb_fail(err, 0, "features: unexpected argument \"%s\"", argv[optind]);
+        return 0;
+}
+
+int cmd_features(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        const char *known_flags[N_SECCOMP_FLAGS + 1];
+        const char *supported_flags[N_SECCOMP_FLAGS + 1];
+        const char *capabilities[N_CAPS_MAX + 1];
+        const char *namespaces[OCI_NS_COUNT + 1];
+        char libseccomp_version[32];
+        const struct scmp_version *v = seccomp_version();
+        int r = parse_options(argc, argv, err);
+
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        fill_seccomp_flags(known_flags, supported_flags);
+        fill_capabilities(capabilities);
+        fill_namespaces(namespaces);
+        snprintf(libseccomp_version, sizeof(libseccomp_version), "%u.%u.%u", v->major, v->minor,
+                 v->micro);
+        const char *annotations[] = {
+                "run.sbrun.version",
+                PACKAGE_VERSION,
+                "io.github.seccomp.libseccomp.version",
+                libseccomp_version,
+                NULL,
+        };
+        const struct oci_features features = {
+                .oci_version_min = "1.0.0",
+                .oci_version_max = SBRUN_OCI_VERSION,
+                .hooks = hooks,
+                .mount_options = mount_options,
+                .namespaces = namespaces,
+                .capabilities = capabilities,
+                .seccomp_actions = seccomp_actions,
+                .seccomp_operators = seccomp_operators,
+                .seccomp_archs = seccomp_archs,
+                .seccomp_flags = supported_flags,
+                .seccomp_known_flags = known_flags,
+                .annotation_keys = annotations,
+        };
+        _cleanup_free_ char *json = oci_features_to_json(&features, err);
+
+        if (json == NULL)
+                return 1;
+        if (printf("%s\n", json) < 0 || fflush(stdout) != 0) {
+                sb_fail(err, errno, "features: write to stdout");
+                return 1;
+        }
+        return 0;
+}

@@ -1,0 +1,91 @@
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cli/cli.h"
+#include "runtime/cli/commands.h"
+#include "runtime/container/container_status.h"
+#include "runtime/container/container_procs.h"
+#include "runtime/container/signals.h"
+#include "runtime/container/state_dir.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* --all through the cgroup: SIGKILL is one write to cgroup.kill; other
+ * signals go to each process while the cgroup is frozen, so none forks
+ * away unsignalled. */
+static int signal_cgroup(const struct oci_state *state, int signo, struct sb_error *err)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+
+        if (cgroup_open(state->cgroup_path, &cg, err) < 0)
+                return -1;
+        if (signo == SIGKILL)
+                return cgroup_kill(&cg, err);
+        return cgroup_signal(&cg, signo, err);
+}
+
+int cmd_kill(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "all", no_argument, NULL, 'a' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        _cleanup_close_ int pidfd = -1;
+        struct oci_state *state = NULL;
+        bool all = false;
+        int signo = SIGTERM;
+        int opt, ret = 1;
+
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
+                if (opt == 'a') {
+                        all = true;
+                        continue;
+                }
+                if (opt == 'h') {
+                        printf("usage: sbrun kill [--all] ID [SIGNAL]\n");
+                        return 0;
+                }
+                return sb_fail(err, 0, "kill: unknown option \"%s\"", argv[optind - 1]), 1;
+        }
+        if (optind >= argc)
+                return sb_fail(err, 0, "kill: container ID is required"), 1;
+        if (argc - optind > 2)
+                return sb_fail(err, 0, "kill: expected ID [SIGNAL]"), 1;
+        if (argc - optind == 2 && signal_parse(argv[optind + 1], &signo, err) < 0)
+                return 1;
+        state = state_dir_open_state(global->root, argv[optind], &sd, err);
+        if (state == NULL)
+                return 1;
+        pidfd = container_pidfd(state, err);
+        if (pidfd < 0) {
+                sb_error_clear(err);
+                sb_fail(err, 0, "container \"%s\" is not running", state->id);
+                goto out;
+        }
+        if (all && state->cgroup_path != NULL && signal_cgroup(state, signo, err) < 0)
+                goto out;
+        /* The container process before the others: a shell waiting on its
+         * children would otherwise see them die and exit on its own, with
+         * another status than the signal's. */
+        if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0 && !(all && errno == ESRCH)) {
+                sb_fail(err, errno, "kill container \"%s\" with signal %d", state->id, signo);
+                goto out;
+        }
+        if (all && state->cgroup_path == NULL &&
+            container_procs_signal_all(state->pid, signo, err) < 0)
+                goto out;
+        ret = 0;
+out:
+        oci_state_free(state);
+        return ret;
+}

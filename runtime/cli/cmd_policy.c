@@ -1,0 +1,218 @@
+/* `sbrun policy show`: the active floor (profile, ceilings, the operator
+ * file it came from). `sbrun policy explain [--bundle DIR] [--format
+ * text|json]`: the bundle's config.json merged with the floor, each change
+ * with its requested and effective value and its rule, refusals included.
+ * Nothing is created: only the config is read. */
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "oci/config.h"
+#include "runtime/sandbox/bind_sources.h"
+#include "runtime/cli/cli.h"
+#include "runtime/cli/commands.h"
+#include "spec/effective.h"
+#include "spec/operator_policy.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+struct policy_opts {
+        const char *bundle;
+        bool json;
+};
+
+static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts *o,
+                      struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "bundle", required_argument, NULL, 'b' },
+                { "format", required_argument, NULL, 'f' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        o->bundle = ".";
+        cli_reset_getopt();
+        while ((c = getopt_long(argc, argv, "+:b:f:", options, NULL)) != -1) {
+                switch (c) {
+                case 'b':
+                        o->bundle = optarg;
+                        break;
+                case 'f':
+                        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
+                                return sb_fail(err, 0,
+                                               "policy %s: --format: \"%s\" is not text "
+                                               "or json",
+                                               sub, optarg);
+                        o->json = strcmp(optarg, "json") == 0;
+                        break;
+                case ':':
+                        return sb_fail(err, 0, "policy %s: option \"%s\" needs a value", sub,
+                                       argv[optind - 1]);
+                default:
+                        return sb_fail(err, 0, "policy %s: unknown option \"%s\"", sub,
+                                       argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return sb_fail(err, 0, "policy %s: unexpected argument \"%s\"", sub, argv[optind]);
+        return 0;
+}
+
+static void gen_str(yajl_gen g, const char *s)
+{
+        yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void gen_kv(yajl_gen g, const char *k, const char *v)
+{
+        gen_str(g, k);
+        if (v == NULL)
+                yajl_gen_null(g);
+        else
+                gen_str(g, v);
+}
+
+static void print_gen(yajl_gen g)
+{
+        const unsigned char *buf = NULL;
+        size_t len = 0;
+        yajl_gen_get_buf(g, &buf, &len);
+        fwrite(buf, 1, len, stdout);
+        fputc('\n', stdout);
+}
+
+static int show(const struct global_options *global, struct sb_error *err)
+{
+        struct operator_policy policy;
+        struct oci_config empty = { 0 };
+        struct floor_context ctx;
+        struct floor_report report = { 0 };
+
+        if (operator_policy_load(global->policy_path, &policy, err) < 0)
+                return -1;
+        if (floor_select(&policy, &empty, global->root, &ctx, &report, err) < 0) {
+                operator_policy_release(&policy);
+                return -1;
+        }
+        const struct floor_ceilings *c = &ctx.ceilings;
+        printf("profile: %s\n", ctx.profile->name);
+        printf("policy: %s\n", policy.source ? policy.source : "(built-in default)");
+        printf("ceilings:\n");
+        printf("  pids: %" PRId64 "\n", c->pids);
+        printf("  memory: %" PRId64 "%s\n", c->memory, c->memory ? "" : " (host memory)");
+        if (c->cpu_quota)
+                printf("  cpu: %" PRId64 "/%" PRIu64 "\n", c->cpu_quota, c->cpu_period);
+        else
+                printf("  cpu: none\n");
+        printf("  fsize: %" PRIu64 "\n  nofile: %" PRIu64 "\n  tmp: %" PRIu64 "\n", c->fsize,
+               c->nofile, c->tmp_size);
+        printf("devices:");
+        for (size_t i = 0; i < policy.n_devices; i++)
+                printf(" %s", policy.devices[i]);
+        printf("%s\n", policy.n_devices ? "" : " (standard nodes only)");
+        floor_report_release(&report);
+        operator_policy_release(&policy);
+        return 0;
+}
+
+static void explain_json(const char *profile, const char *source, const struct floor_report *r)
+{
+        yajl_gen g = yajl_gen_alloc(NULL);
+        size_t refused = 0;
+
+        yajl_gen_map_open(g);
+        gen_kv(g, "profile", profile);
+        gen_kv(g, "policy", source);
+        gen_str(g, "changes");
+        yajl_gen_array_open(g);
+        for (size_t i = 0; i < r->n; i++) {
+                const struct floor_change *c = &r->changes[i];
+                refused += c->action == FLOOR_REFUSED;
+                yajl_gen_map_open(g);
+                gen_kv(g, "field", c->field);
+                gen_kv(g, "action", floor_action_name(c->action));
+                gen_kv(g, "requested", c->requested);
+                gen_kv(g, "effective", c->effective);
+                gen_kv(g, "rule", c->rule);
+                yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        gen_str(g, "allowed");
+        yajl_gen_bool(g, refused == 0);
+        yajl_gen_map_close(g);
+        print_gen(g);
+        yajl_gen_free(g);
+}
+
+static void explain_text(const char *profile, const char *source, const struct floor_report *r)
+{
+        printf("profile: %s (policy: %s)\n", profile, source ? source : "built-in default");
+        for (size_t i = 0; i < r->n; i++) {
+                const struct floor_change *c = &r->changes[i];
+                printf("%-8s %s: requested %s, effective %s (rule: %s)\n",
+                       floor_action_name(c->action), c->field, c->requested, c->effective, c->rule);
+        }
+        if (r->n == 0)
+                printf("no change: the requested config is within the floor\n");
+}
+
+static int explain(const struct global_options *global, const struct policy_opts *o,
+                   struct sb_error *err)
+{
+        char bundle[PATH_MAX];
+        struct floor_report report = { 0 };
+        struct operator_policy policy;
+        enum policy_profile profile = POLICY_STANDARD;
+
+        if (realpath(o->bundle, bundle) == NULL)
+                return sb_fail(err, errno, "--bundle: \"%s\"", o->bundle);
+        struct oci_config *config = oci_config_load_bundle(bundle, err);
+        if (config == NULL)
+                return -1;
+        if (operator_policy_load(global->policy_path, &policy, err) < 0) {
+                oci_config_free(config);
+                return -1;
+        }
+        /* The sources as create would open and check them. */
+        struct bind_sources binds = BIND_SOURCES_INIT;
+        int ret = bind_sources_open(config, bundle, &binds, err);
+        struct effective_options opts = { .policy = &policy,
+                                          .state_root = global->root,
+                                          .bind_paths = binds.paths,
+                                          .bind_stats = binds.stats,
+                                          .n_bind_paths = binds.n,
+                                          .explain = true };
+        if (ret == 0)
+                ret = effective_spec_apply(config, &opts, &report, &profile, err);
+        if (ret == 0 && o->json)
+                explain_json(policy_profile_get(profile)->name, policy.source, &report);
+        else if (ret == 0)
+                explain_text(policy_profile_get(profile)->name, policy.source, &report);
+        bind_sources_release(&binds);
+        operator_policy_release(&policy);
+        floor_report_release(&report);
+        oci_config_free(config);
+        return ret;
+}
+
+int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        struct policy_opts o = { 0 };
+
+        if (argc < 2)
+                return sb_fail(err, 0, "policy: expected \"show\" or \"explain\"");
+        const char *sub = argv[1];
+        if (strcmp(sub, "show") != 0 && strcmp(sub, "explain") != 0)
+                return sb_fail(err, 0, "policy: unknown subcommand \"%s\" (show, explain)", sub);
+        if (parse_opts(sub, argc - 1, argv + 1, &o, err) < 0)
+                return -1;
+        if (strcmp(sub, "show") == 0)
+                return show(global, err) < 0 ? 1 : 0;
+        return explain(global, &o, err) < 0 ? 1 : 0;
+}

@@ -1,0 +1,108 @@
+/* `sbrun spec`: write a starter config.json into a bundle, as `runc spec`. */
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "runtime/cli/cli.h"
+#include "runtime/cli/commands.h"
+#include "spec/spec_template.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct spec_options {
+        const char *bundle;
+        bool rootless;
+};
+
+static void usage(FILE *out)
+{
+        fputs("usage: sbrun spec [--bundle DIR] [--rootless]\n\n"
+              "Write a starter config.json into the bundle directory.\n\n"
+              "  --bundle DIR, -b DIR  bundle directory (default: the current directory)\n"
+              "  --rootless            a spec for a container in a user namespace that maps\n"
+              "                        root to the caller's uid and gid\n",
+              out);
+}
+
+/* Returns 1 when --help was handled, 0 to go on, -1 on a bad command line. */
+static int parse_options(int argc, char **argv, struct spec_options *opts, struct sb_error *err)
+{
+        enum { OPT_ROOTLESS = 256 };
+        static const struct option options[] = {
+                { "bundle", required_argument, NULL, 'b' },
+                { "rootless", no_argument, NULL, OPT_ROOTLESS },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        /* main's getopt pass stopped at argv[0] == "spec"; start afresh. */
+        cli_reset_getopt();
+        while ((c = getopt_long(argc, argv, "+:b:h", options, NULL)) != -1) {
+                switch (c) {
+                case 'b':
+                        opts->bundle = optarg;
+                        break;
+                case OPT_ROOTLESS:
+                        opts->rootless = true;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 1;
+                case ':':
+                        return sb_fail(err, 0, "spec: option \"%s\" needs a value",
+                                       argv[optind - 1]);
+                default:
+                        return sb_fail(err, 0, "spec: unknown option \"%s\"", argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return sb_fail(err, 0, "spec: takes no arguments, got \"%s\"", argv[optind]);
+        return 0;
+}
+
+/* O_EXCL rather than a stat() first: no window in which another writer (or a
+ * symlink planted in the bundle) could be followed and overwritten. */
+static int write_config(const char *bundle, const char *json, struct sb_error *err)
+{
+        _cleanup_close_ int dirfd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int fd = -1;
+
+        if (dirfd < 0)
+                return sb_fail(err, errno, "spec: bundle %s", bundle);
+        fd = openat(dirfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                    0666);
+        if (fd < 0 && errno == EEXIST)
+                return sb_fail(err, 0, "File config.json exists. Remove it first");
+        if (fd < 0)
+                return sb_fail(err, errno, "spec: create %s/config.json", bundle);
+        if (sb_write_all(fd, json, strlen(json)) < 0 || sb_write_all(fd, "\n", 1) < 0 ||
+            fsync(fd) < 0) {
+                int saved = errno;
+                /* Leave no truncated config.json for a later `run` to trip on. */
+                unlinkat(dirfd, "config.json", 0);
+                return sb_fail(err, saved, "spec: write %s/config.json", bundle);
+        }
+        return 0;
+}
+
+int cmd_spec(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        struct spec_options opts = { .bundle = "." };
+        int r = parse_options(argc, argv, &opts, err);
+
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        /* Effective ids, as runc: they are what the kernel checks when the
+         * caller writes the user namespace's maps. */
+        _cleanup_free_ char *json = spec_template_json(opts.rootless, geteuid(), getegid(), err);
+        if (json == NULL)
+                return 1;
+        if (write_config(opts.bundle, json, err) < 0)
+                return 1;
+        return 0;
+}

@@ -1,0 +1,356 @@
+/* `update ID [--resources FILE|-] [--memory 64m] [--pids-limit N] …`:
+ * change a live container's limits, with runc's flags. The JSON is a
+ * linux.resources object, parsed by oci/; flags override it. Only what is
+ * given is written. */
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/cgroup_resources.h"
+#include "runtime/cli/cli.h"
+#include "runtime/cli/commands.h"
+#include "runtime/cgroup/container_cgroup.h"
+#include "runtime/container/container_status.h"
+#include "runtime/container/state_dir.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+enum {
+        OPT_MEMORY = 256,
+        OPT_MEMORY_RESERVATION,
+        OPT_MEMORY_SWAP,
+        OPT_KERNEL_MEMORY,
+        OPT_KERNEL_MEMORY_TCP,
+        OPT_CPU_SHARES,
+        OPT_CPU_QUOTA,
+        OPT_CPU_PERIOD,
+        OPT_CPU_BURST,
+        OPT_CPU_IDLE,
+        OPT_CPU_RT_PERIOD,
+        OPT_CPU_RT_RUNTIME,
+        OPT_CPUSET_CPUS,
+        OPT_CPUSET_MEMS,
+        OPT_PIDS_LIMIT,
+        OPT_BLKIO_WEIGHT,
+        OPT_L3_CACHE,
+        OPT_MEM_BW,
+};
+
+static const struct option update_options[] = {
+        { "resources", required_argument, NULL, 'r' },
+        { "memory", required_argument, NULL, OPT_MEMORY },
+        { "memory-reservation", required_argument, NULL, OPT_MEMORY_RESERVATION },
+        { "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
+        { "kernel-memory", required_argument, NULL, OPT_KERNEL_MEMORY },
+        { "kernel-memory-tcp", required_argument, NULL, OPT_KERNEL_MEMORY_TCP },
+        { "cpu-share", required_argument, NULL, OPT_CPU_SHARES },
+        { "cpu-shares", required_argument, NULL, OPT_CPU_SHARES },
+        { "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
+        { "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
+        { "cpu-burst", required_argument, NULL, OPT_CPU_BURST },
+        { "cpu-idle", required_argument, NULL, OPT_CPU_IDLE },
+        { "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
+        { "cpu-rt-runtime", required_argument, NULL, OPT_CPU_RT_RUNTIME },
+        { "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
+        { "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
+        { "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
+        { "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
+        { "l3-cache-schema", required_argument, NULL, OPT_L3_CACHE },
+        { "mem-bw-schema", required_argument, NULL, OPT_MEM_BW },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+};
+
+static const char *option_name(int opt)
+{
+        for (const struct option *o = update_options; o->name; o++) {
+                if (o->val == opt)
+                        return o->name;
+        }
+        return "?";
+}
+
+/* Docker-style sizes as runc takes them: 512, 64k, 64m, 1g (binary
+ * units, optional "b"), or -1 for unlimited. */
+static int parse_size(int opt, const char *s, int64_t *out, struct sb_error *err)
+{
+        char *end = NULL;
+        long long v;
+        int shift = 0;
+
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (errno == 0 && end != s && strcmp(end, "") == 0 && v == -1) {
+                *out = -1;
+                return 0;
+        }
+        if (errno != 0 || end == s || v < 0)
+                goto bad;
+        switch (tolower((unsigned char)*end)) {
+        case '\0':
+                break;
+        case 'b':
+                end++;
+                goto tail;
+        case 'k':
+                shift = 10;
+                break;
+        case 'm':
+                shift = 20;
+                break;
+        case 'g':
+                shift = 30;
+                break;
+        case 't':
+                shift = 40;
+                break;
+        default:
+                goto bad;
+        }
+        if (*end)
+                end++;
+        if (tolower((unsigned char)*end) == 'b')
+                end++;
+tail:
+        if (*end != '\0' || (shift && v > (INT64_MAX >> shift)))
+                goto bad;
+        *out = (int64_t)v << shift;
+        return 0;
+bad:
+        return sb_fail(err, 0, "--%s: \"%s\" is not a size (like 512m, or -1)", option_name(opt),
+                       s);
+}
+
+static int parse_i64(int opt, const char *s, int64_t *out, struct sb_error *err)
+{
+        char *end = NULL;
+
+        errno = 0;
+        *out = strtoll(s, &end, 10);
+        if (errno != 0 || end == s || *end != '\0')
+                return sb_fail(err, 0, "--%s: \"%s\" is not a number", option_name(opt), s);
+        return 0;
+}
+
+static int parse_u64(int opt, const char *s, uint64_t *out, struct sb_error *err)
+{
+        int64_t v;
+
+        if (parse_i64(opt, s, &v, err) < 0)
+                return -1;
+        if (v < 0)
+                return sb_fail(err, 0, "--%s: %s must not be negative", option_name(opt), s);
+        *out = (uint64_t)v;
+        return 0;
+}
+
+static struct oci_resources *load_resources(const char *file, struct sb_error *err)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        const char *origin = strcmp(file, "-") == 0 ? "--resources -" : file;
+
+        if (strcmp(file, "-") == 0) {
+                if (sb_read_fd(STDIN_FILENO, 1024 * 1024, &text, &len, err) < 0)
+                        return sb_error_prefix(err, "--resources: stdin"), NULL;
+        } else if (sb_read_file(file, 1024 * 1024, &text, &len, err) < 0) {
+                return sb_error_prefix(err, "--resources"), NULL;
+        }
+        return oci_resources_parse(text, len, origin, err);
+}
+
+static int ensure_parts(struct oci_resources *r, struct sb_error *err)
+{
+        if (r->memory == NULL)
+                r->memory = calloc(1, sizeof(*r->memory));
+        if (r->cpu == NULL)
+                r->cpu = calloc(1, sizeof(*r->cpu));
+        if (r->block_io == NULL)
+                r->block_io = calloc(1, sizeof(*r->block_io));
+        if (r->memory == NULL || r->cpu == NULL || r->block_io == NULL)
+                return sb_fail(err, ENOMEM, "update");
+        return 0;
+}
+
+static int replace_string(char **slot, const char *value, struct sb_error *err)
+{
+        free(*slot);
+        *slot = strdup(value);
+        return *slot ? 0 : sb_fail(err, ENOMEM, "update");
+}
+
+/* One flag into the resources; flags win over --resources, as in runc. */
+static int apply_flag(struct oci_resources *r, int opt, const char *arg, struct sb_error *err)
+{
+        struct oci_memory *m = r->memory;
+        struct oci_cpu *c = r->cpu;
+        uint64_t w = 0;
+
+        switch (opt) {
+        case OPT_MEMORY:
+                m->has_limit = true;
+                return parse_size(opt, arg, &m->limit, err);
+        case OPT_MEMORY_RESERVATION:
+                m->has_reservation = true;
+                return parse_size(opt, arg, &m->reservation, err);
+        case OPT_MEMORY_SWAP:
+                m->has_swap = true;
+                return parse_size(opt, arg, &m->swap, err);
+        case OPT_KERNEL_MEMORY:
+                m->has_kernel = true;
+                return parse_size(opt, arg, &m->kernel, err);
+        case OPT_KERNEL_MEMORY_TCP:
+                m->has_kernel_tcp = true;
+                return parse_size(opt, arg, &m->kernel_tcp, err);
+        case OPT_CPU_SHARES:
+                c->has_shares = true;
+                return parse_u64(opt, arg, &c->shares, err);
+        case OPT_CPU_QUOTA:
+                c->has_quota = true;
+                return parse_i64(opt, arg, &c->quota, err);
+        case OPT_CPU_PERIOD:
+                c->has_period = true;
+                return parse_u64(opt, arg, &c->period, err);
+        case OPT_CPU_BURST:
+                c->has_burst = true;
+                return parse_u64(opt, arg, &c->burst, err);
+        case OPT_CPU_IDLE:
+                c->has_idle = true;
+                return parse_i64(opt, arg, &c->idle, err);
+        case OPT_CPU_RT_PERIOD:
+                c->has_realtime_period = true;
+                return parse_u64(opt, arg, &c->realtime_period, err);
+        case OPT_CPU_RT_RUNTIME:
+                c->has_realtime_runtime = true;
+                return parse_i64(opt, arg, &c->realtime_runtime, err);
+        case OPT_CPUSET_CPUS:
+                return replace_string(&c->cpus, arg, err);
+        case OPT_CPUSET_MEMS:
+                return replace_string(&c->mems, arg, err);
+        case OPT_PIDS_LIMIT:
+                r->has_pids_limit = true;
+                if (parse_i64(opt, arg, &r->pids_limit, err) < 0)
+                        return -1;
+                if (r->pids_limit < -1)
+                        return sb_fail(err, 0, "--pids-limit: %s is not a valid limit", arg);
+                return 0;
+        case OPT_BLKIO_WEIGHT:
+                if (parse_u64(opt, arg, &w, err) < 0)
+                        return -1;
+                if (w > UINT16_MAX)
+                        return sb_fail(err, 0, "--blkio-weight: %s is out of range (10-1000)", arg);
+                r->block_io->has_weight = true;
+                r->block_io->weight = (uint16_t)w;
+                return 0;
+        case OPT_L3_CACHE:
+        case OPT_MEM_BW:
+                return sb_fail(err, 0, "--%s: Intel RDT is not supported by sbrun",
+                               option_name(opt));
+        default:
+                return sb_fail(err, 0, "update: unknown option");
+        }
+}
+
+/* memory+swap is converted against the memory limit: when only the swap
+ * is given, the limit in force is the one to use. */
+static int fill_current_memory(struct cgroup *cg, struct oci_memory *m, struct sb_error *err)
+{
+        _cleanup_free_ char *max = NULL;
+
+        if (!m->has_swap || m->has_limit)
+                return 0;
+        if (cgroup_read(cg, "memory.max", &max, err) < 0)
+                return -1;
+        m->has_limit = true;
+        m->limit = strcmp(max, "max") == 0 ? -1 : strtoll(max, NULL, 10);
+        return 0;
+}
+
+static int update_container(const struct global_options *global, const char *id,
+                            struct oci_resources *res, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        struct cgroup_settings settings = { 0 };
+        struct oci_state *state = NULL;
+        int ret = -1;
+
+        state = state_dir_open_state(global->root, id, &sd, err);
+        if (state == NULL)
+                return -1;
+        if (strcmp(container_status(state), "stopped") == 0) {
+                sb_fail(err, 0, "update: container %s is stopped", id);
+                goto out;
+        }
+        if (container_cgroup_open(state, "update", &cg, err) < 0 ||
+            fill_current_memory(&cg, res->memory, err) < 0)
+                goto out;
+        if (cgroup_resources_convert(res, "--resources", &settings, err) < 0)
+                goto out;
+        if (cgroup_apply(&cg, &settings, err) < 0) {
+                sb_error_prefix(err, "update: container %s", id);
+                goto out;
+        }
+        ret = 0;
+out:
+        cgroup_settings_release(&settings);
+        oci_state_free(state);
+        return ret;
+}
+
+int cmd_update(const struct global_options *global, int argc, char **argv, struct sb_error *err)
+{
+        struct oci_resources *res = NULL;
+        const char *file = NULL;
+        const char *id = NULL;
+        int opt, ret = 1;
+
+        /* First pass: --resources, which the flags then override. */
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+r:h", update_options, NULL)) != -1) {
+                if (opt == 'h') {
+                        printf("usage: sbrun update [--resources FILE|-] [--memory SIZE] "
+                               "[--memory-reservation SIZE] [--memory-swap SIZE] [--cpu-shares N] "
+                               "[--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST] "
+                               "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n");
+                        return 0;
+                }
+                if (opt == 'r')
+                        file = optarg;
+                else if (opt == '?' || opt == ':')
+                        return sb_fail(err, 0, "update: unknown option or missing value \"%s\"",
+                                       argv[optind - 1]),
+                               1;
+        }
+        if (cli_require_id("update", argc, argv, optind, &id, err) < 0)
+                return 1;
+        res = file ? load_resources(file, err) : calloc(1, sizeof(*res));
+        if (res == NULL) {
+                if (file == NULL)
+                        sb_fail(err, ENOMEM, "update");
+                return 1;
+        }
+        if (ensure_parts(res, err) < 0)
+                goto out;
+        cli_reset_getopt();
+        while ((opt = getopt_long(argc, argv, "+r:h", update_options, NULL)) != -1) {
+                if (opt != 'r' && apply_flag(res, opt, optarg, err) < 0)
+                        goto out;
+        }
+        if (update_container(global, id, res, err) < 0)
+                goto out;
+        ret = 0;
+out:
+        oci_resources_free(res);
+        return ret;
+}

@@ -1,0 +1,195 @@
+/* sbrun: parse the global options as runc does, then hand over to one command. */
+#include "config.h"
+
+#include "common/error.h"
+#include "common/log.h"
+#include "runtime/cli/commands.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+        const char *name;
+        command_fn fn;
+        const char *summary;
+};
+
+static const struct command commands[] = {
+        { "create", cmd_create, "create a container" },
+        { "start", cmd_start, "start the user process of a created container" },
+        { "run", cmd_run, "create and start a container" },
+        { "state", cmd_state, "print the state of a container" },
+        { "kill", cmd_kill, "send a signal to the container process" },
+        { "delete", cmd_delete, "delete a container and everything it holds" },
+        { "list", cmd_list, "list the containers" },
+        { "spec", cmd_spec, "write a new config.json" },
+        { "features", cmd_features, "print what this build supports" },
+        { "exec", cmd_exec, "run a new process in a running container" },
+        { "ps", cmd_ps, "list a container's processes" },
+        { "pause", cmd_pause, "freeze all processes of a container" },
+        { "resume", cmd_resume, "thaw a paused container" },
+        { "update", cmd_update, "change a running container's resource limits" },
+        { "policy", cmd_policy, "show the policy floor, or explain it for a bundle" },
+        { "events", cmd_not_implemented, "container events (not implemented yet)" },
+        { "checkpoint", cmd_not_implemented, "checkpoint (not implemented)" },
+        { "restore", cmd_not_implemented, "restore (not implemented)" },
+};
+
+static void usage(FILE *out)
+{
+        fprintf(out,
+                "usage: sbrun [global options] COMMAND [options] [ID]\n\n"
+                "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n\n"
+                "Global options:\n"
+                "  --root DIR            state directory (default /run/sbrun)\n"
+                "  --log FILE            append log lines to FILE\n"
+                "  --log-format FORMAT   text or json\n"
+                "  --debug               log debug messages\n"
+                "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
+                "  --systemd-cgroup, --rootless, --cgroup-manager M  accepted for compatibility\n"
+                "  --version, -v         print the version\n\n"
+                "Commands:\n");
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+}
+
+static void print_version(void)
+{
+        printf("sbrun version %s\nspec: %s\n", PACKAGE_VERSION, SBRUN_OCI_VERSION);
+}
+
+enum {
+        OPT_ROOT = 256,
+        OPT_LOG,
+        OPT_LOG_FORMAT,
+        OPT_DEBUG,
+        OPT_SYSTEMD_CGROUP,
+        OPT_ROOTLESS,
+        OPT_CGROUP_MANAGER,
+        OPT_CRIU,
+        OPT_POLICY,
+};
+
+static int parse_global(int argc, char **argv, struct global_options *global, struct sb_error *err)
+{
+        static const struct option options[] = {
+                { "root", required_argument, NULL, OPT_ROOT },
+                { "log", required_argument, NULL, OPT_LOG },
+                { "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+                { "debug", no_argument, NULL, OPT_DEBUG },
+                { "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+                { "rootless", required_argument, NULL, OPT_ROOTLESS },
+                { "cgroup-manager", required_argument, NULL, OPT_CGROUP_MANAGER },
+                { "criu", required_argument, NULL, OPT_CRIU },
+                { "policy", required_argument, NULL, OPT_POLICY },
+                { "version", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        /* "+" stops at the command name: its own options are parsed later. */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
+                switch (c) {
+                case OPT_ROOT:
+                        global->root = optarg;
+                        break;
+                case OPT_LOG:
+                        global->log_path = optarg;
+                        break;
+                case OPT_LOG_FORMAT:
+                        if (strcmp(optarg, "json") == 0)
+                                global->log_json = true;
+                        else if (strcmp(optarg, "text") == 0)
+                                global->log_json = false;
+                        else
+                                return sb_fail(err, 0, "--log-format: unknown format \"%s\"",
+                                               optarg);
+                        break;
+                case OPT_DEBUG:
+                        global->debug = true;
+                        break;
+                case OPT_SYSTEMD_CGROUP:
+                        global->systemd_cgroup = true;
+                        break;
+                case OPT_ROOTLESS:
+                        /* runc's "auto|true|false": sbrun always runs as root. */
+                        if (strcmp(optarg, "true") == 0)
+                                return sb_fail(
+                                        err, 0,
+                                        "--rootless true: rootless mode is not supported, sbrun runs as root");
+                        break;
+                case OPT_CGROUP_MANAGER:
+                        if (strcmp(optarg, "cgroupfs") != 0 && strcmp(optarg, "systemd") != 0)
+                                return sb_fail(err, 0, "--cgroup-manager: unknown manager \"%s\"",
+                                               optarg);
+                        global->systemd_cgroup = strcmp(optarg, "systemd") == 0;
+                        break;
+                case OPT_CRIU:
+                        break;
+                case OPT_POLICY:
+                        global->policy_path = optarg;
+                        break;
+                case 'v':
+                        print_version();
+                        exit(0);
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        return sb_fail(err, 0, "unknown global option \"%s\"", argv[optind - 1]);
+                }
+        }
+        return optind;
+}
+
+int main(int argc, char **argv)
+{
+        struct global_options global = { .root = "/run/sbrun" };
+        struct sb_error err = { 0 };
+        int first;
+        int status;
+
+        first = parse_global(argc, argv, &global, &err);
+        if (first < 0) {
+                sb_log_error(&err);
+                return 1;
+        }
+        if (sb_log_open(global.log_path, global.log_json ? SB_LOG_JSON : SB_LOG_TEXT, global.debug,
+                        &err) < 0) {
+                sb_log_error(&err);
+                return 1;
+        }
+        if (first >= argc) {
+                usage(stderr);
+                return 1;
+        }
+        const char *name = argv[first];
+        if (strcmp(name, "version") == 0) {
+                print_version();
+                return 0;
+        }
+        if (strcmp(name, "help") == 0) {
+                usage(stdout);
+                return 0;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+                if (strcmp(commands[i].name, name) != 0)
+                        continue;
+                status = commands[i].fn(&global, argc - first, argv + first, &err);
+                if (err.msg != NULL) {
+                        sb_log_error(&err);
+                        if (status == 0)
+                                status = 1;
+                }
+                sb_error_clear(&err);
+                sb_log_close();
+                return status;
+        }
+        sb_fail(&err, 0, "unknown command \"%s\"", name);
+        sb_log_error(&err);
+        return 1;
+}

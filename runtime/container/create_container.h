@@ -1,0 +1,41 @@
+/* `create`, shared with `run`: everything from config.json to a container
+ * process waiting on exec.fifo, or nothing at all. */
+#ifndef SB_CREATE_CONTAINER_H
+#define SB_CREATE_CONTAINER_H
+
+#include <stdbool.h>
+
+struct sb_error;
+struct global_options;
+
+struct create_request {
+        const char *id;
+        const char *bundle; /* NULL: the current directory */
+        const char *pid_file;
+        const char *console_socket;
+        int preserve_fds;
+        bool no_pivot;
+        bool no_new_keyring;
+        /* A terminal without --console-socket: the pty master comes back to
+         * the caller (a foreground `run -t`). */
+        bool console_to_caller;
+        /* `run --timeout`: seconds, 0 for none; may only lower the limit
+         * the operator and the annotation set (runtime/container/wall_clock.h). */
+        int timeout_seconds;
+};
+
+struct create_result {
+        int pid;             /* the container process's host pid */
+        int console_master;  /* with console_to_caller, else -1 */
+        int timeout_seconds; /* the effective wall-clock limit, 0 for none */
+        char *cgroup_path;   /* the container's cgroup, NULL if none; caller frees */
+};
+
+int container_create(const struct global_options *global, const struct create_request *req,
+                     struct create_result *result, struct sb_error *err);
+
+/* Parse the options create and run share; returns 1 if handled. */
+int create_request_option(int opt, const char *arg, struct create_request *req,
+                          struct sb_error *err);
+
+#endif

@@ -1,0 +1,130 @@
+#include "runtime/container/delete_container.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/container/global_options.h"
+#include "runtime/container/container_procs.h"
+#include "runtime/container/container_status.h"
+#include "runtime/container/state_dir.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define KILL_WAIT_MS 10000
+
+static int kill_and_wait(const struct oci_state *state, struct sb_error *err)
+{
+        _cleanup_close_ int pidfd = container_pidfd(state, err);
+
+        if (pidfd < 0) {
+                if (err->errnum == ESRCH) {
+                        sb_error_clear(err);
+                        return 0; /* already gone */
+                }
+                return -1;
+        }
+        /* SIGKILL to the pid namespace's init ends every process in it. */
+        container_procs_signal_all(state->pid, SIGKILL, err);
+        sb_error_clear(err);
+        if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+                return sb_fail(err, errno, "kill container \"%s\"", state->id);
+        if (pidfd_wait_exit(pidfd, KILL_WAIT_MS) < 0)
+                return sb_fail(err, ETIMEDOUT, "container \"%s\" did not exit after SIGKILL",
+                               state->id);
+        return 0;
+}
+
+/* One cgroup.kill ends everything in the container's cgroup, also
+ * processes outside its pid namespace's tree or held in the freezer. The
+ * OOM count is read first, so that an OOM kill can be told from SIGKILL. */
+static int destroy_cgroup(const struct oci_state *state, struct sb_error *err)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        uint64_t oom_kills = 0;
+
+        if (state->cgroup_path == NULL)
+                return 0;
+        if (cgroup_open(state->cgroup_path, &cg, err) < 0) {
+                if (err->errnum != ENOENT)
+                        return -1;
+                sb_error_clear(err);
+                return 0;
+        }
+        if (cgroup_oom_kills(&cg, &oom_kills, err) < 0)
+                sb_error_clear(err);
+        else if (oom_kills > 0)
+                sb_warn("container %s: OOM: the kernel's OOM killer killed %" PRIu64
+                        " process(es) at the memory limit (memory.events oom_kill in %s)",
+                        state->id, oom_kills, state->cgroup_path);
+        return cgroup_destroy(&cg, err);
+}
+
+/* poststop: once the container is gone, before its record goes; a failure
+ * is a warning and the delete goes on (runtime-spec config.md). */
+static void run_poststop_hooks(struct state_dir *sd, const struct oci_state *state)
+{
+        struct sb_error hook_err = { 0 };
+        struct oci_config *config = state_dir_load_config(sd, &hook_err);
+        struct oci_state stopped = *state;
+
+        stopped.pid = 0;
+        if (config == NULL ||
+            hooks_run(&config->hooks, HOOK_POSTSTOP, &stopped, NULL, NULL, &hook_err) < 0) {
+                char *text = sb_error_text(&hook_err);
+                sb_warn("poststop hooks: %s", text ? text : "failed");
+                free(text);
+        }
+        sb_error_clear(&hook_err);
+        oci_config_free(config);
+}
+
+int container_delete(const struct global_options *global, const char *id, bool force,
+                     struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct oci_state *state;
+        int ret = -1;
+
+        if (state_dir_open(global->root, id, &sd, err) < 0) {
+                /* runc: --force on a container that is not there is done. */
+                if (force && sd.dir_fd < 0 && err->errnum == 0 && err->msg &&
+                    strstr(err->msg, "does not exist") != NULL) {
+                        sb_error_clear(err);
+                        return 0;
+                }
+                return -1;
+        }
+        state = state_dir_load(&sd, err);
+        if (state == NULL) {
+                /* A record that cannot be read (a create that died half-way)
+                 * is removed with --force, as runc does. */
+                if (!force)
+                        return -1;
+                sb_error_clear(err);
+                return state_dir_remove(&sd, err);
+        }
+        const char *status = container_status(state);
+        if ((strcmp(status, "running") == 0 || strcmp(status, "paused") == 0) && !force) {
+                sb_fail(err, 0, "cannot delete container %s that is not stopped: %s", id, status);
+                goto out;
+        }
+        if (destroy_cgroup(state, err) < 0)
+                goto out;
+        if (strcmp(status, "stopped") != 0 && kill_and_wait(state, err) < 0)
+                goto out;
+        run_poststop_hooks(&sd, state);
+        ret = state_dir_remove(&sd, err);
+out:
+        oci_state_free(state);
+        return ret;
+}

@@ -1,0 +1,353 @@
+#include "runtime/container/exec_container.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "common/log.h"
+#include "oci/config.h"
+#include "spec/effective.h"
+#include "spec/operator_policy.h"
+#include "oci/state.h"
+#include "runtime/container/global_options.h"
+#include "runtime/container/console.h"
+#include "runtime/container/console_proxy.h"
+#include "runtime/container/container_status.h"
+#include "runtime/sandbox/exec_lookup.h"
+#include "runtime/sandbox/init_image.h"
+#include "runtime/sandbox/launcher.h"
+#include "runtime/sandbox/namespaces.h"
+#include "runtime/container/pid_file.h"
+#include "runtime/sandbox/plan_build.h"
+#include "runtime/container/process_wait.h"
+#include "runtime/seccomp/floor_seccomp.h"
+#include "runtime/seccomp/seccomp_setup.h"
+#include "runtime/container/state_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct exec_ctx {
+        struct oci_state *state;
+        struct oci_process *process;
+        struct init_plan plan;
+        int pidfd, root_fd, image_fd, plan_fd, cgroup_fd;
+        int console_fd;       /* the socket the init sends the pty master on */
+        int console_receiver; /* our end, when sbrun proxies the pty itself */
+        int report[2];        /* the first child reports "P<pid>" or "E<message>" */
+        char *exec_path;
+        struct oci_config *config;     /* the container's, from its state dir */
+        struct operator_policy policy; /* the one it was created under, from there too */
+        enum policy_profile profile;   /* the floor's choice for the process */
+        struct floor_seccomp floor;
+        struct seccomp_setup seccomp;
+        int seccomp_channel;
+};
+
+static void exec_ctx_release(struct exec_ctx *x)
+{
+        floor_seccomp_release(&x->floor);
+        seccomp_setup_release(&x->seccomp);
+        oci_config_free(x->config);
+        operator_policy_release(&x->policy);
+        if (x->seccomp_channel >= 0)
+                close(x->seccomp_channel);
+        oci_state_free(x->state);
+        oci_process_free(x->process);
+        init_plan_release(&x->plan);
+        free(x->exec_path);
+        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,         x->cgroup_fd,
+                      x->report[0], x->report[1], x->console_fd, x->console_receiver };
+        for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+                if (fds[i] >= 0)
+                        close(fds[i]);
+        }
+}
+
+static _Noreturn void child_die(int report_fd, const char *what, int errnum)
+{
+        char buf[512];
+        int n = snprintf(buf, sizeof(buf), "E%s: %s", what, strerror(errnum));
+        if (n > 0)
+                sb_write_all(report_fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+        _exit(1);
+}
+
+/* The grandchild: already in the container's pid namespace; becomes
+ * sbrun-init with fds at the numbers the plan names. */
+static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
+{
+        int floor = launcher_fd_number(preserve_fds, LFD_COUNT) + 1;
+        int image = fcntl(x->image_fd, F_DUPFD_CLOEXEC, floor);
+        int plan = fcntl(x->plan_fd, F_DUPFD_CLOEXEC, floor);
+        int image_target = launcher_fd_number(preserve_fds, LFD_INIT_IMAGE);
+        int plan_target = launcher_fd_number(preserve_fds, LFD_PLAN);
+        char argv0[64], plan_arg[16];
+
+        int console = x->console_fd >= 0 ? fcntl(x->console_fd, F_DUPFD_CLOEXEC, floor) : -1;
+        if (image < 0 || plan < 0 || dup2(image, image_target) < 0 || dup2(plan, plan_target) < 0)
+                child_die(x->report[1], "exec: arrange fds", errno);
+        if (console >= 0 && dup2(console, launcher_fd_number(preserve_fds, LFD_CONSOLE)) < 0)
+                child_die(x->report[1], "exec: arrange fds", errno);
+        int channel = fcntl(x->seccomp_channel, F_DUPFD_CLOEXEC, floor);
+        if (channel < 0 || dup2(channel, launcher_fd_number(preserve_fds, LFD_SECCOMP)) < 0)
+                child_die(x->report[1], "exec: arrange fds", errno);
+        for (int fd = 3; fd < 3 + preserve_fds; fd++) {
+                int flags = fcntl(fd, F_GETFD);
+                if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+                        child_die(x->report[1], "--preserve-fds: fd is not open", errno);
+        }
+        snprintf(argv0, sizeof(argv0), "/proc/self/fd/%d", image_target);
+        snprintf(plan_arg, sizeof(plan_arg), "%d", plan_target);
+        char *const argv[] = { argv0, plan_arg, NULL };
+        char *const envp[] = { NULL };
+        syscall(SYS_execveat, image_target, "", argv, envp, AT_EMPTY_PATH);
+        child_die(x->report[1], "exec: run sbrun-init", errno);
+}
+
+static void apply_rlimits(const struct exec_ctx *x)
+{
+        for (size_t i = 0; i < x->process->n_rlimits; i++) {
+                const struct oci_rlimit *r = &x->process->rlimits[i];
+                struct rlimit rl = { .rlim_cur = r->soft, .rlim_max = r->hard };
+                if (setrlimit(r->resource, &rl) < 0)
+                        child_die(x->report[1], r->type, errno);
+        }
+}
+
+/* The first child: joins the cgroup and namespaces, forks the process that
+ * will be in the container's pid namespace, reports its pid and goes. */
+static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
+{
+        sigset_t none;
+        char buf[32];
+
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        /* From here on the container's processes can see us: a dumpable
+         * process with the host's binary and full capabilities is what
+         * CVE-2016-9962 and CVE-2019-5736 opened through /proc/<pid>/mem and
+         * /proc/<pid>/exe. The init repeats this after its execve. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                child_die(x->report[1], "exec: make the process non-dumpable", errno);
+        if (x->cgroup_fd >= 0) {
+                int fd = openat(x->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || sb_write_all(fd, "0", 1) < 0)
+                        child_die(x->report[1], "exec: join the container's cgroup", errno);
+                close(fd);
+        }
+        apply_rlimits(x);
+        if (ns_join_process(x->pidfd, x->state->pid) < 0)
+                child_die(x->report[1], "exec: join the container's namespaces", errno);
+        pid_t pid = fork();
+        if (pid < 0)
+                child_die(x->report[1], "exec: fork", errno);
+        if (pid == 0)
+                become_init(x, preserve_fds);
+        int n = snprintf(buf, sizeof(buf), "P%d", (int)pid);
+        sb_write_all(x->report[1], buf, (size_t)n);
+        _exit(0);
+}
+
+static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct sb_error *err)
+{
+        char buf[600];
+        ssize_t n;
+        pid_t child = fork();
+
+        if (child < 0)
+                return sb_fail(err, errno, "exec: fork");
+        if (child == 0)
+                join_and_fork(x, preserve_fds);
+        close(x->report[1]);
+        x->report[1] = -1;
+        /* Only the init may hold the other end, or a failed init would leave
+         * us waiting for a pty master forever. */
+        if (x->console_fd >= 0) {
+                close(x->console_fd);
+                x->console_fd = -1;
+        }
+        close(x->seccomp_channel);
+        x->seccomp_channel = -1;
+        n = read(x->report[0], buf, sizeof(buf) - 1);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                ;
+        if (n <= 0)
+                return sb_fail(err, 0, "exec: setting up the process failed");
+        buf[n] = '\0';
+        if (buf[0] == 'E')
+                return sb_fail(err, 0, "%s", buf + 1);
+        *pid = atoi(buf + 1);
+        return 0;
+}
+
+static int check_process(const struct oci_process *p, const struct exec_options *opts,
+                         struct sb_error *err)
+{
+        if (p->terminal && opts->console_socket == NULL && opts->detach)
+                return sb_fail(
+                        err, 0,
+                        "process.terminal: a detached exec with a terminal needs --console-socket");
+        if (!p->terminal && opts->console_socket != NULL)
+                return sb_fail(err, 0,
+                               "--console-socket: cannot be used without a terminal (--tty)");
+        if (p->apparmor_profile && *p->apparmor_profile)
+                return sb_fail(err, 0,
+                               "process.apparmorProfile: AppArmor is not enabled on this host");
+        if (p->selinux_label && *p->selinux_label)
+                return sb_fail(err, 0, "process.selinuxLabel: SELinux is not enabled on this host");
+        return 0;
+}
+
+static int prepare(struct exec_ctx *x, const struct exec_options *opts,
+                   const struct global_options *global, struct sb_error *err)
+{
+        char path[64];
+        _cleanup_free_ uint8_t *encoded = NULL;
+        size_t len = 0;
+
+        /* bwrap always sets no_new_privs (fact 5): so does every exec. */
+        x->process->no_new_privileges = true;
+        x->pidfd = container_pidfd(x->state, err);
+        if (x->pidfd < 0)
+                return -1;
+        snprintf(path, sizeof(path), "/proc/%d/root", x->state->pid);
+        x->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (x->root_fd < 0 || !container_process_alive(x->state))
+                return sb_fail(err, ESRCH, "container \"%s\" is not running", x->state->id);
+        const char *cwd = x->process->cwd ? x->process->cwd : "/";
+        if (exec_lookup(x->root_fd, x->process->args[0], cwd, x->process->env, NULL, NULL,
+                        &x->exec_path, err) < 0)
+                return -1;
+        if (plan_fill_process(&x->plan, x->process, x->exec_path, cwd, 0, err) < 0)
+                return -1;
+        x->plan.ready_fd = -1;
+        x->plan.fifo_fd = -1;
+        x->plan.stderr_fd = -1;
+        x->plan.preserve_fds = opts->preserve_fds;
+        /* The floor and the container's seccomp filter hold for every exec
+         * too, the floor first as in create. */
+        if (floor_seccomp_prepare(x->profile, global->root, &x->floor, err) < 0 ||
+            floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
+                return -1;
+        if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
+                return -1;
+        x->seccomp_channel = seccomp_setup_open_channel(&x->seccomp, err);
+        if (x->seccomp_channel < 0)
+                return -1;
+        if (seccomp_setup_to_plan(&x->seccomp, launcher_fd_number(opts->preserve_fds, LFD_SECCOMP),
+                                  &x->plan, err) < 0)
+                return -1;
+        if (x->process->terminal) {
+                int rc = opts->console_socket ?
+                                 (x->console_fd =
+                                          console_socket_connect(opts->console_socket, err)) :
+                                 console_socket_pair(&x->console_receiver, &x->console_fd, err);
+                if (rc < 0)
+                        return -1;
+                x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
+        }
+        if (init_plan_encode(&x->plan, &encoded, &len, err) < 0)
+                return -1;
+        x->plan_fd = memfd_create("sbrun-exec-plan", MFD_CLOEXEC);
+        if (x->plan_fd < 0 || sb_write_all(x->plan_fd, encoded, len) < 0 ||
+            lseek(x->plan_fd, 0, SEEK_SET) < 0)
+                return sb_fail(err, errno, "exec: write the init plan");
+        x->image_fd = init_image_memfd(err);
+        if (x->image_fd < 0)
+                return -1;
+        if (x->state->cgroup_path != NULL) {
+                x->cgroup_fd = open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (x->cgroup_fd < 0)
+                        return sb_fail(err, errno, "exec: open cgroup %s", x->state->cgroup_path);
+        }
+        if (pipe2(x->report, O_CLOEXEC) < 0)
+                return sb_fail(err, errno, "pipe");
+        return 0;
+}
+
+int container_exec(const struct global_options *global, const struct exec_options *opts,
+                   struct oci_process *process, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct exec_ctx x = { .process = process,
+                              .pidfd = -1,
+                              .root_fd = -1,
+                              .image_fd = -1,
+                              .plan_fd = -1,
+                              .cgroup_fd = -1,
+                              .report = { -1, -1 },
+                              .console_fd = -1,
+                              .console_receiver = -1,
+                              .seccomp_channel = -1 };
+        seccomp_setup_init(&x.seccomp);
+        sigset_t signals;
+        int pid = 0, ret = 1;
+
+        if (check_process(process, opts, err) < 0)
+                goto out;
+        x.state = state_dir_open_state(global->root, opts->id, &sd, err);
+        if (x.state == NULL)
+                goto out;
+        const char *status = container_status(x.state);
+        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0) {
+                sb_fail(err, 0, "cannot exec in a %s container", status);
+                goto out;
+        }
+        x.config = state_dir_load_config(&sd, err);
+        if (x.config == NULL)
+                goto out;
+        /* exec --cap or a process.json must not reach above the floor. */
+        if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||
+            effective_process_apply(x.config, x.process, &x.policy, &x.profile, err) < 0)
+                goto out;
+        if (prepare(&x, opts, global, err) < 0) {
+                if (strstr(err->msg ? err->msg : "", "executable file not found") ||
+                    strstr(err->msg ? err->msg : "", "no such file or directory"))
+                        ret = 127;
+                else if (strstr(err->msg ? err->msg : "", "permission denied"))
+                        ret = 126;
+                goto out;
+        }
+        /* The process is reparented to us when the first child goes: as
+         * subreaper we wait for it in the foreground, and in the background
+         * hand it on to our own subreaper (conmon, the containerd shim). */
+        if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+                sb_fail(err, errno, "exec: become a subreaper");
+                goto out;
+        }
+        process_wait_block_signals(&signals);
+        if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
+                goto out;
+        if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
+                goto out;
+        state_dir_release(&sd);
+        if (opts->pid_file && pid_file_write(opts->pid_file, pid, err) < 0)
+                goto out;
+        if (opts->detach) {
+                ret = 0;
+                goto out;
+        }
+        if (x.console_receiver >= 0) {
+                _cleanup_close_ int master = console_receive_master(x.console_receiver, err);
+                if (master < 0)
+                        goto out;
+                ret = console_proxy_run(master, pid, &signals);
+        } else {
+                ret = process_wait_forward(pid, &signals);
+        }
+out:
+        exec_ctx_release(&x);
+        return ret;
+}

@@ -1,0 +1,121 @@
+#include "runtime/container/start_container.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/container/global_options.h"
+#include "runtime/container/container_status.h"
+#include "runtime/sandbox/namespaces.h"
+#include "runtime/container/state_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The init blocks in open(exec.fifo, O_WRONLY) until a reader comes, then
+ * writes one byte. The fifo is opened non-blocking, so that a container
+ * whose process died never leaves `start` hanging: the pidfd tells. */
+static int release_through_fifo(struct state_dir *sd, const struct oci_state *state,
+                                struct sb_error *err)
+{
+        _cleanup_close_ int fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        _cleanup_close_ int pidfd = -1;
+        char byte;
+
+        if (fifo < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
+        pidfd = container_pidfd(state, err);
+        if (pidfd < 0)
+                return sb_error_prefix(err, "start");
+        for (;;) {
+                struct pollfd pfds[2] = {
+                        { .fd = fifo, .events = POLLIN },
+                        { .fd = pidfd, .events = POLLIN },
+                };
+                int r = poll(pfds, 2, -1);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return sb_fail(err, errno, "wait on %s", EXEC_FIFO);
+                if (pfds[0].revents & POLLIN) {
+                        ssize_t n = read(fifo, &byte, 1);
+                        if (n == 1)
+                                return 0;
+                        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                                continue;
+                }
+                if (pfds[1].revents & POLLIN)
+                        return sb_fail(err, 0, "container \"%s\" exited before it was started",
+                                       state->id);
+                /* POLLHUP without data: a writer came and went; wait on. */
+                if ((pfds[0].revents & POLLHUP) && !(pfds[0].revents & POLLIN))
+                        usleep(10000);
+        }
+}
+
+/* Kill a container whose start failed: its process never ran. */
+static void abort_start(const struct oci_state *state)
+{
+        struct sb_error ignored = { 0 };
+        int pidfd = container_pidfd(state, &ignored);
+
+        sb_error_clear(&ignored);
+        if (pidfd >= 0) {
+                syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+                close(pidfd);
+        }
+}
+
+int container_start(const struct global_options *global, const char *id, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        struct oci_config *config = NULL;
+        struct oci_state *state;
+        int ret = -1;
+
+        state = state_dir_open_state(global->root, id, &sd, err);
+        if (state == NULL)
+                return -1;
+        const char *status = container_status(state);
+        if (strcmp(status, "created") != 0) {
+                sb_fail(err, 0, "cannot start a container that is %s", status);
+                goto out;
+        }
+        config = state_dir_load_config(&sd, err);
+        if (config == NULL)
+                goto out;
+        /* startContainer: in the container, with its paths, before the
+         * process; its failure fails start and the container. */
+        if (hooks_run(&config->hooks, HOOK_START_CONTAINER, state, ns_enter_pid, &state->pid, err) <
+            0) {
+                abort_start(state);
+                goto out;
+        }
+        if (release_through_fifo(&sd, state, err) < 0)
+                goto out;
+        state->started = true;
+        if (state_dir_save(&sd, state, err) < 0)
+                goto out;
+        unlinkat(sd.dir_fd, EXEC_FIFO, 0);
+        ret = 0;
+        /* poststart failures are warnings: the process runs already. */
+        struct sb_error hook_err = { 0 };
+        if (hooks_run(&config->hooks, HOOK_POSTSTART, state, NULL, NULL, &hook_err) < 0) {
+                char *text = sb_error_text(&hook_err);
+                sb_warn("%s", text ? text : "poststart hooks failed");
+                free(text);
+                sb_error_clear(&hook_err);
+        }
+out:
+        oci_config_free(config);
+        oci_state_free(state);
+        return ret;
+}

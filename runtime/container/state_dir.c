@@ -1,0 +1,243 @@
+#include "runtime/container/state_dir.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/container/container_id.h"
+#include "spec/operator_policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_RECORD_SIZE (16 * 1024 * 1024)
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+
+        if (copy == NULL)
+                return -1;
+        for (char *p = copy + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                        return -1;
+                *p = '/';
+        }
+        if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                return -1;
+        return 0;
+}
+
+static int open_root(const char *root, bool create, struct sb_error *err)
+{
+        int fd;
+
+        if (root[0] != '/')
+                return sb_fail(err, 0, "--root: \"%s\" must be an absolute path", root);
+        if (create && mkdir_parents(root, 0700) < 0)
+                return sb_fail(err, errno, "create state root %s", root);
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return sb_fail(err, errno, "open state root %s", root);
+        return fd;
+}
+
+static int lock_dir(struct state_dir *sd, struct sb_error *err)
+{
+        while (flock(sd->dir_fd, LOCK_EX) < 0) {
+                if (errno != EINTR)
+                        return sb_fail(err, errno, "lock %s", sd->path);
+        }
+        return 0;
+}
+
+static int fill_names(struct state_dir *sd, const char *root, const char *id, struct sb_error *err)
+{
+        sd->id = strdup(id);
+        if (sd->id == NULL || asprintf(&sd->path, "%s/%s", root, id) < 0) {
+                sd->path = NULL;
+                return sb_fail(err, ENOMEM, "state directory");
+        }
+        return 0;
+}
+
+int state_dir_create(const char *root, const char *id, struct state_dir *sd, struct sb_error *err)
+{
+        if (container_id_validate(id, err) < 0)
+                return -1;
+        sd->root_fd = open_root(root, true, err);
+        if (sd->root_fd < 0)
+                return -1;
+        if (fill_names(sd, root, id, err) < 0)
+                return -1;
+        if (mkdirat(sd->root_fd, id, 0700) < 0) {
+                if (errno == EEXIST)
+                        return sb_fail(err, 0, "container \"%s\" already exists", id);
+                return sb_fail(err, errno, "create state directory %s", sd->path);
+        }
+        sd->created_here = true;
+        sd->dir_fd = openat(sd->root_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sd->dir_fd < 0)
+                return sb_fail(err, errno, "open state directory %s", sd->path);
+        return lock_dir(sd, err);
+}
+
+int state_dir_open(const char *root, const char *id, struct state_dir *sd, struct sb_error *err)
+{
+        if (container_id_validate(id, err) < 0)
+                return -1;
+        sd->root_fd = open_root(root, false, err);
+        if (sd->root_fd < 0) {
+                if (err->errnum == ENOENT) {
+                        sb_error_clear(err);
+                        return sb_fail(err, 0, "container \"%s\" does not exist", id);
+                }
+                return -1;
+        }
+        if (fill_names(sd, root, id, err) < 0)
+                return -1;
+        sd->dir_fd = openat(sd->root_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sd->dir_fd < 0) {
+                if (errno == ENOENT)
+                        return sb_fail(err, 0, "container \"%s\" does not exist", id);
+                return sb_fail(err, errno, "open state directory %s", sd->path);
+        }
+        if (lock_dir(sd, err) < 0)
+                return -1;
+        /* A concurrent delete may have removed the directory while we waited. */
+        struct stat st;
+        if (fstat(sd->dir_fd, &st) < 0 || st.st_nlink == 0)
+                return sb_fail(err, 0, "container \"%s\" does not exist", id);
+        return 0;
+}
+
+int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct sb_error *err)
+{
+        _cleanup_free_ char *json = oci_state_to_record_json(state, err);
+
+        if (json == NULL)
+                return sb_error_prefix(err, "save state of %s", sd->id);
+        if (sb_write_file_atomic(sd->dir_fd, STATE_RECORD, json, strlen(json), 0600, err) < 0)
+                return sb_error_prefix(err, "save state of %s", sd->id);
+        return 0;
+}
+
+struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
+{
+        _cleanup_close_ int fd =
+                openat(sd->dir_fd, STATE_RECORD, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ char *json = NULL;
+        size_t len = 0;
+
+        if (fd < 0) {
+                if (errno == ENOENT)
+                        return sb_fail(err, 0, "container \"%s\" is still being created", sd->id),
+                               NULL;
+                return sb_fail(err, errno, "open %s/%s", sd->path, STATE_RECORD), NULL;
+        }
+        if (sb_read_fd(fd, MAX_RECORD_SIZE, &json, &len, err) < 0)
+                return sb_error_prefix(err, "read %s/%s", sd->path, STATE_RECORD), NULL;
+        return oci_state_from_record_json(json, len, STATE_RECORD, err);
+}
+
+struct oci_state *state_dir_open_state(const char *root, const char *id, struct state_dir *sd,
+                                       struct sb_error *err)
+{
+        if (state_dir_open(root, id, sd, err) < 0)
+                return NULL;
+        return state_dir_load(sd, err);
+}
+
+int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, struct sb_error *err)
+{
+        return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, text, len, 0600, err);
+}
+
+int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
+                          struct sb_error *err)
+{
+        const char *text = operator_policy_text(policy);
+        return sb_write_file_atomic(sd->dir_fd, POLICY_COPY, text, strlen(text), 0600, err);
+}
+
+int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,
+                          struct operator_policy *policy, struct sb_error *err)
+{
+        _cleanup_free_ char *path = NULL;
+
+        if (faccessat(sd->dir_fd, POLICY_COPY, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+                return operator_policy_load(fallback_path, policy, err);
+        if (asprintf(&path, "%s/%s", sd->path, POLICY_COPY) < 0)
+                return sb_fail(err, ENOMEM, "policy copy");
+        return operator_policy_load(path, policy, err);
+}
+
+struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err)
+{
+        _cleanup_close_ int fd = openat(sd->dir_fd, CONFIG_COPY, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ char *json = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, CONFIG_COPY), NULL;
+        if (sb_read_fd(fd, MAX_RECORD_SIZE, &json, &len, err) < 0)
+                return NULL;
+        return oci_config_parse(json, len, "config.json", err);
+}
+
+static int remove_tree_at(int parent_fd, const char *name)
+{
+        int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        DIR *dir;
+        struct dirent *de;
+
+        if (fd < 0)
+                return unlinkat(parent_fd, name, 0);
+        dir = fdopendir(fd);
+        if (dir == NULL) {
+                close(fd);
+                return -1;
+        }
+        while ((de = readdir(dir)) != NULL) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (de->d_type == DT_DIR)
+                        remove_tree_at(dirfd(dir), de->d_name);
+                else
+                        unlinkat(dirfd(dir), de->d_name, 0);
+        }
+        closedir(dir);
+        return unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+int state_dir_remove(struct state_dir *sd, struct sb_error *err)
+{
+        if (remove_tree_at(sd->root_fd, sd->id) < 0 && errno != ENOENT)
+                return sb_fail(err, errno, "remove state directory %s", sd->path);
+        sd->created_here = false;
+        return 0;
+}
+
+void state_dir_release(struct state_dir *sd)
+{
+        if (sd->created_here && sd->root_fd >= 0 && sd->id != NULL)
+                remove_tree_at(sd->root_fd, sd->id);
+        if (sd->dir_fd >= 0)
+                close(sd->dir_fd);
+        if (sd->root_fd >= 0)
+                close(sd->root_fd);
+        free(sd->id);
+        free(sd->path);
+        sd->dir_fd = sd->root_fd = -1;
+        sd->id = sd->path = NULL;
+}

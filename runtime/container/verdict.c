@@ -1,0 +1,153 @@
+#include "runtime/container/verdict.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/fs_util.h"
+#include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/container/state_dir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *verdict_name(enum verdict_kind kind)
+{
+        static const char *const names[] = {
+                [VERDICT_EXITED] = "exited",   [VERDICT_SIGNALED] = "signaled",
+                [VERDICT_OOM] = "oom",         [VERDICT_PIDS_LIMIT] = "pids_limit",
+                [VERDICT_TIMEOUT] = "timeout", [VERDICT_SETUP_FAILED] = "setup_failed",
+        };
+        return names[kind];
+}
+
+static void cgroup_counters(const char *path, uint64_t *oom_kills, uint64_t *fork_refusals)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        struct sb_error err = { 0 };
+
+        *oom_kills = *fork_refusals = 0;
+        if (path == NULL || cgroup_open(path, &cg, &err) < 0) {
+                sb_error_clear(&err);
+                return;
+        }
+        if (cgroup_oom_kills(&cg, oom_kills, &err) < 0)
+                sb_error_clear(&err);
+        if (cgroup_pids_max_events(&cg, fork_refusals, &err) < 0)
+                sb_error_clear(&err);
+}
+
+void verdict_classify(struct verdict *v, int status, bool timed_out, const char *cgroup_path)
+{
+        uint64_t oom_kills, fork_refusals;
+
+        if (WIFSIGNALED(status)) {
+                v->kind = VERDICT_SIGNALED;
+                v->signal = WTERMSIG(status);
+                v->exit_code = 128 + v->signal;
+        } else {
+                v->kind = VERDICT_EXITED;
+                v->signal = 0;
+                v->exit_code = WEXITSTATUS(status);
+        }
+        if (timed_out) {
+                v->kind = VERDICT_TIMEOUT;
+                return;
+        }
+        cgroup_counters(cgroup_path, &oom_kills, &fork_refusals);
+        if (oom_kills > 0)
+                v->kind = VERDICT_OOM;
+        else if (fork_refusals > 0 && !(v->kind == VERDICT_EXITED && v->exit_code == 0))
+                v->kind = VERDICT_PIDS_LIMIT;
+}
+
+int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err)
+{
+        char text[128];
+        int n = snprintf(text, sizeof(text),
+                         "{\"verdict\": \"%s\", \"exit_code\": %d, \"signal\": %d}\n",
+                         verdict_name(v->kind), v->exit_code, v->signal);
+        _cleanup_close_ int fd =
+                open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+
+        if (fd < 0)
+                return sb_fail(err, errno, "--verdict-file: create %s", path);
+        if (sb_write_all(fd, text, (size_t)n) < 0)
+                return sb_fail(err, errno, "--verdict-file: write %s", path);
+        return 0;
+}
+
+bool verdict_annotation_reserved(const char *key)
+{
+        return strcmp(key, VERDICT_ANNOTATION) == 0 ||
+               strcmp(key, VERDICT_EXIT_CODE_ANNOTATION) == 0 ||
+               strcmp(key, VERDICT_SIGNAL_ANNOTATION) == 0;
+}
+
+static int set_annotation(struct oci_state *s, const char *key, const char *value)
+{
+        for (size_t i = 0; i < s->n_annotations; i++) {
+                if (strcmp(s->annotations[i].key, key) == 0) {
+                        char *copy = strdup(value);
+                        if (copy == NULL)
+                                return -1;
+                        free(s->annotations[i].value);
+                        s->annotations[i].value = copy;
+                        return 0;
+                }
+        }
+        struct oci_kv *grown = realloc(s->annotations, (s->n_annotations + 1) * sizeof(*grown));
+        if (grown == NULL)
+                return -1;
+        s->annotations = grown;
+        grown[s->n_annotations].key = strdup(key);
+        grown[s->n_annotations].value = strdup(value);
+        if (grown[s->n_annotations].key == NULL || grown[s->n_annotations].value == NULL) {
+                free(grown[s->n_annotations].key);
+                free(grown[s->n_annotations].value);
+                return -1;
+        }
+        s->n_annotations++;
+        return 0;
+}
+
+int verdict_annotate_oom(struct oci_state *state)
+{
+        uint64_t oom_kills, fork_refusals;
+
+        for (size_t i = 0; i < state->n_annotations; i++) {
+                if (strcmp(state->annotations[i].key, VERDICT_ANNOTATION) == 0)
+                        return 0;
+        }
+        cgroup_counters(state->cgroup_path, &oom_kills, &fork_refusals);
+        if (oom_kills == 0)
+                return 0;
+        return set_annotation(state, VERDICT_ANNOTATION, verdict_name(VERDICT_OOM));
+}
+
+int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
+{
+        _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        char code[16], sig[16];
+        int ret = -1;
+
+        struct oci_state *state = state_dir_open_state(root, id, &sd, err);
+        if (state == NULL)
+                return -1;
+        snprintf(code, sizeof(code), "%d", v->exit_code);
+        snprintf(sig, sizeof(sig), "%d", v->signal);
+        if (set_annotation(state, VERDICT_ANNOTATION, verdict_name(v->kind)) < 0 ||
+            set_annotation(state, VERDICT_EXIT_CODE_ANNOTATION, code) < 0 ||
+            set_annotation(state, VERDICT_SIGNAL_ANNOTATION, sig) < 0)
+                sb_fail(err, ENOMEM, "record the verdict of %s", id);
+        else
+                ret = state_dir_save(&sd, state, err);
+        oci_state_free(state);
+        return ret;
+}

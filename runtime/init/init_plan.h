@@ -1,0 +1,99 @@
+/* What sbrun-init must do inside the container, decided by sbrun on the host
+ * and sent to the init over a pipe. sbrun-init is a static binary with no
+ * JSON parser, so the plan travels in a small binary encoding (init_plan.c),
+ * compiled into both programs. */
+#ifndef SB_INIT_PLAN_H
+#define SB_INIT_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sb_error;
+
+enum init_mount_kind {
+        INIT_MOUNT_FS,       /* mount(source, destination, fstype, flags, data): sysfs, cgroup2 */
+        INIT_MOUNT_REMOUNT,  /* bind-remount an existing mount point with `flags` (ro, noexec…) */
+        INIT_MOUNT_MASK,     /* maskedPaths entry: /dev/null over a file, ro tmpfs over a dir */
+        INIT_MOUNT_READONLY, /* readonlyPaths entry: bind onto itself, remount ro */
+        INIT_MOUNT_RESIZE,   /* remount a tmpfs with `data` (size=…), its flags kept */
+};
+
+/* Each entry's destination is an absolute path inside the container; init
+ * resolves it with RESOLVE_IN_ROOT and skips entries whose path is missing
+ * when `skip_missing` is set (masked and read-only paths). */
+struct init_mount {
+        uint32_t kind;
+        char *source;
+        char *destination;
+        char *fstype;
+        uint64_t flags; /* MS_* */
+        char *data;
+        bool skip_missing;
+};
+
+struct init_device {
+        char *path;
+        uint32_t mode; /* S_IFCHR/S_IFBLK/S_IFIFO | permission bits */
+        uint32_t major, minor;
+        uint32_t uid, gid;
+};
+
+struct init_plan {
+        /* What to run. exec_path is args[0] resolved inside the rootfs by sbrun. */
+        char **args;
+        char **env;
+        char *exec_path;
+        char *cwd;
+
+        /* Mounts and devices, in order, after bwrap's own. */
+        struct init_mount *mounts;
+        size_t n_mounts;
+        struct init_device *devices;
+        size_t n_devices;
+        bool readonly_root; /* remount / read-only after the mounts */
+        char *domainname;   /* NULL: leave as is */
+
+        /* Credentials and confinement, applied in this order just before execve. */
+        uint32_t uid, gid;
+        uint32_t *additional_gids;
+        size_t n_additional_gids;
+        bool has_umask;
+        uint32_t umask;
+        bool has_capabilities;
+        uint64_t cap_bounding, cap_effective, cap_inheritable, cap_permitted, cap_ambient;
+        bool no_new_privileges;
+        /* Raw BPF programs (struct sock_filter arrays), installed in order. */
+        uint8_t **seccomp_programs;
+        size_t *seccomp_program_sizes;
+        size_t n_seccomp_programs;
+
+        /* File descriptors inside the container (numbers as the init sees them). */
+        int ready_fd;     /* write "R" when set up, or an error text, then close */
+        int fifo_fd;      /* O_PATH fd of exec.fifo; -1: start right away (exec) */
+        int stderr_fd;    /* the caller's real stderr, dup2'd to 2 before execve */
+        int console_fd;   /* -1, or a unix socket to send the pty master on */
+        int preserve_fds; /* fds 3 .. 3+preserve_fds-1 stay open, LISTEN_FDS set */
+        bool terminal;
+        uint32_t console_height, console_width;
+        /* Join a new session keyring of this name (runc's default), so the
+         * container never shares the caller's keys; NULL with --no-new-keyring. */
+        char *session_keyring;
+
+        /* Per seccomp program: the SECCOMP_FILTER_FLAG_* bits seccomp(2) is
+         * called with (TSYNC, LOG, NEW_LISTENER…); NULL: all 0. */
+        uint32_t *seccomp_program_flags;
+        /* For a NEW_LISTENER program: a socket on which create queued the
+         * listenerPath socket and the state JSON (runtime/seccomp/seccomp_notify.h);
+         * used only when a program has NEW_LISTENER. */
+        int seccomp_notify_fd;
+};
+
+/* Serialise into a malloc'd buffer. */
+int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_len,
+                     struct sb_error *err);
+/* Decode; strings point into freshly allocated memory owned by *plan. */
+int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, struct sb_error *err);
+void init_plan_release(struct init_plan *plan);
+
+#endif

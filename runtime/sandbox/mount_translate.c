@@ -1,0 +1,516 @@
+#include "runtime/sandbox/mount_translate.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/strv.h"
+#include "oci/config.h"
+#include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/rootfs_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct mount_options {
+        unsigned long set; /* MS_* flags asked for */
+        bool recursive;
+        bool has_mode, has_size;
+        unsigned int mode;
+        unsigned long long size;
+        struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
+};
+
+static const struct {
+        const char *name;
+        unsigned long set;
+        unsigned long clear;
+} flag_options[] = {
+        { "ro", MS_RDONLY, 0 },
+        { "rw", 0, MS_RDONLY },
+        { "nosuid", MS_NOSUID, 0 },
+        { "suid", 0, MS_NOSUID },
+        { "nodev", MS_NODEV, 0 },
+        { "dev", 0, MS_NODEV },
+        { "noexec", MS_NOEXEC, 0 },
+        { "exec", 0, MS_NOEXEC },
+        { "noatime", MS_NOATIME, 0 },
+        { "atime", 0, MS_NOATIME },
+        { "relatime", MS_RELATIME, 0 },
+        { "norelatime", 0, MS_RELATIME },
+        { "strictatime", MS_STRICTATIME, 0 },
+        { "nostrictatime", 0, MS_STRICTATIME },
+        { "nodiratime", MS_NODIRATIME, 0 },
+        { "diratime", 0, MS_NODIRATIME },
+        { "sync", MS_SYNCHRONOUS, 0 },
+        { "async", 0, MS_SYNCHRONOUS },
+        { "dirsync", MS_DIRSYNC, 0 },
+        { "mand", MS_MANDLOCK, 0 },
+        { "nomand", 0, MS_MANDLOCK },
+        { "defaults", 0, 0 },
+};
+
+/* bwrap makes every mount private in its own namespace: propagation options
+ * cannot be honoured and are accepted only as the default they already are. */
+static const char *const propagation_options[] = {
+        "private", "rprivate",   "slave",       "rslave", "shared",
+        "rshared", "unbindable", "runbindable", NULL,
+};
+
+static int parse_size(const char *text, unsigned long long *out)
+{
+        char *end = NULL;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(text, &end, 10);
+        if (errno != 0 || end == text)
+                return -1;
+        switch (*end) {
+        case 'k':
+        case 'K':
+                v <<= 10;
+                end++;
+                break;
+        case 'm':
+        case 'M':
+                v <<= 20;
+                end++;
+                break;
+        case 'g':
+        case 'G':
+                v <<= 30;
+                end++;
+                break;
+        default:
+                break;
+        }
+        if (*end != '\0')
+                return -1;
+        *out = v;
+        return 0;
+}
+
+static int parse_options(const struct oci_mount *m, size_t index, struct mount_options *o,
+                         struct sb_error *err)
+{
+        for (size_t i = 0; i < m->n_options; i++) {
+                const char *opt = m->options[i];
+                bool known = false;
+
+                for (size_t f = 0; f < sizeof(flag_options) / sizeof(flag_options[0]); f++) {
+                        if (strcmp(opt, flag_options[f].name) == 0) {
+                                o->set = (o->set | flag_options[f].set) & ~flag_options[f].clear;
+                                known = true;
+                        }
+                }
+                for (const char *const *p = propagation_options; *p && !known; p++)
+                        known = strcmp(opt, *p) == 0;
+                if (known)
+                        continue;
+                if (strcmp(opt, "bind") == 0 || strcmp(opt, "rbind") == 0) {
+                        o->recursive = strcmp(opt, "rbind") == 0;
+                } else if (strncmp(opt, "mode=", 5) == 0) {
+                        char *end = NULL;
+                        o->mode = (unsigned int)strtoul(opt + 5, &end, 8);
+                        if (end == opt + 5 || *end != '\0' || o->mode > 07777)
+                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
+                                               opt);
+                        o->has_mode = true;
+                        strv_add(&o->data, opt);
+                } else if (strncmp(opt, "size=", 5) == 0) {
+                        if (parse_size(opt + 5, &o->size) < 0)
+                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
+                                               opt);
+                        o->has_size = true;
+                        strv_add(&o->data, opt);
+                } else if (strcmp(opt, "tmpcopyup") == 0 || strcmp(opt, "idmap") == 0 ||
+                           strcmp(opt, "ridmap") == 0 || strcmp(opt, "recursive") == 0) {
+                        return sb_fail(err, 0,
+                                       "mounts[%zu].options: \"%s\" is not supported by sbrun",
+                                       index, opt);
+                } else {
+                        strv_add(&o->data, opt);
+                }
+        }
+        return o->data.failed ? sb_fail(err, ENOMEM, "mounts[%zu].options", index) : 0;
+}
+
+static char *join_data(const struct strv *data)
+{
+        size_t len = 1;
+        for (size_t i = 0; i < data->n; i++)
+                len += strlen(data->items[i]) + 1;
+        char *out = calloc(1, len);
+        for (size_t i = 0; out && i < data->n; i++) {
+                if (i > 0)
+                        strcat(out, ",");
+                strcat(out, data->items[i]);
+        }
+        return out;
+}
+
+static bool path_has_prefix(const char *path, const char *prefix)
+{
+        size_t len = strlen(prefix);
+        if (strcmp(prefix, "/") == 0)
+                return true;
+        return strncmp(path, prefix, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+const struct mounted *mount_table_find(const struct mount_table *table, const char *path)
+{
+        const struct mounted *best = NULL;
+
+        for (size_t i = 0; i < table->n; i++) {
+                const struct mounted *m = &table->items[i];
+                if (path_has_prefix(path, m->destination) &&
+                    (best == NULL || strlen(m->destination) >= strlen(best->destination)))
+                        best = m;
+        }
+        return best;
+}
+
+static int table_add(struct mount_table *table, const char *dest, enum mounted_kind kind,
+                     const char *source)
+{
+        if (table->n == table->cap) {
+                size_t cap = table->cap ? table->cap * 2 : 16;
+                struct mounted *grown = realloc(table->items, cap * sizeof(*grown));
+                if (grown == NULL)
+                        return -1;
+                table->items = grown;
+                table->cap = cap;
+        }
+        struct mounted *m = &table->items[table->n++];
+        m->destination = strdup(dest);
+        m->kind = kind;
+        m->source = source ? strdup(source) : NULL;
+        return 0;
+}
+
+int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind, const char *source,
+                        const char *destination, const char *fstype, unsigned long flags,
+                        const char *data, bool skip_missing)
+{
+        if (list->n == list->cap) {
+                size_t cap = list->cap ? list->cap * 2 : 16;
+                struct init_mount *grown = realloc(list->items, cap * sizeof(*grown));
+                if (grown == NULL)
+                        return -1;
+                list->items = grown;
+                list->cap = cap;
+        }
+        struct init_mount *m = &list->items[list->n++];
+        m->kind = kind;
+        m->source = source ? strdup(source) : NULL;
+        m->destination = strdup(destination);
+        m->fstype = fstype ? strdup(fstype) : NULL;
+        m->flags = flags;
+        m->data = data ? strdup(data) : NULL;
+        m->skip_missing = skip_missing;
+        return 0;
+}
+
+/* Resolve a destination where the container will see it: in the rootfs,
+ * inside an earlier bind's source, or as a plain path in a fresh
+ * filesystem that only bwrap writes to. */
+static int resolve_destination(const struct mount_table *table, int rootfs_fd, const char *dest,
+                               enum rootfs_create create, char **resolved, struct sb_error *err)
+{
+        const struct mounted *under = mount_table_find(table, dest);
+
+        if (under == NULL)
+                return rootfs_resolve(rootfs_fd, dest, create, resolved, NULL, err);
+        if (under->kind != MOUNTED_BIND) {
+                *resolved = strdup(dest);
+                return *resolved ? 0 : sb_fail(err, ENOMEM, "%s", dest);
+        }
+        struct stat st;
+        if (stat(under->source, &st) < 0 || !S_ISDIR(st.st_mode))
+                return sb_fail(err, ENOTDIR, "inside the bind mount of %s", under->source);
+        _cleanup_close_ int base = open(under->source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_free_ char *inner = NULL;
+        if (base < 0)
+                return sb_fail(err, errno, "open %s", under->source);
+        const char *rest = dest + strlen(under->destination);
+        if (rootfs_resolve(base, *rest ? rest : "/", create, &inner, NULL, err) < 0)
+                return -1;
+        if (asprintf(resolved, "%s%s",
+                     strcmp(under->destination, "/") == 0 ? "" : under->destination,
+                     strcmp(inner, "/") == 0 ? "" : inner) < 0)
+                return sb_fail(err, ENOMEM, "%s", dest);
+        return 0;
+}
+
+static bool is_type(const struct oci_mount *m, const char *type)
+{
+        return m->type != NULL && strcmp(m->type, type) == 0;
+}
+
+/* held: the source opened by bind_sources (what the floor checked), bound
+ * through its fd; NULL for a bind sbrun makes up itself (the host's /sys
+ * in a user namespace), bound by path. */
+static int translate_bind(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
+                          const struct mount_options *o, struct bind_sources *held, int first_fd,
+                          struct strv *bwrap, struct init_mount_list *init,
+                          struct mount_table *table, struct sb_error *err)
+{
+        _cleanup_free_ char *source = NULL;
+        _cleanup_free_ char *dest = NULL;
+        int fd_number = -1;
+        struct stat st;
+
+        if (m->source == NULL)
+                return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
+        if (held != NULL && i < held->n && held->fds[i] >= 0) {
+                source = strdup(held->paths[i]);
+                st = held->stats[i];
+                fd_number = bind_sources_pass(held, i, first_fd);
+        } else if (m->source[0] == '/') {
+                source = strdup(m->source);
+        } else if (asprintf(&source, "%s/%s", bundle, m->source) < 0) {
+                source = NULL;
+        }
+        if (source == NULL)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        if (fd_number < 0 && stat(source, &st) < 0)
+                return sb_fail(err, errno, "mounts[%zu].source: \"%s\"", i, m->source);
+        if (resolve_destination(table, rootfs_fd, m->destination,
+                                S_ISDIR(st.st_mode) ? ROOTFS_CREATE_DIR : ROOTFS_CREATE_FILE, &dest,
+                                err) < 0)
+                return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
+        /* bwrap binds are always recursive and nosuid,nodev (fact 4); device
+         * nodes need --dev-bind to stay usable. */
+        bool device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+        bool ro = o->set & MS_RDONLY;
+        if (fd_number < 0) {
+                strv_add(bwrap, ro ? "--ro-bind" : device ? "--dev-bind" : "--bind");
+                strv_add(bwrap, source);
+        } else if (device && !ro) {
+                /* No --dev-bind-fd: the magic link names the held node itself. */
+                strv_add(bwrap, "--dev-bind");
+                strv_addf(bwrap, "/proc/self/fd/%d", fd_number);
+        } else {
+                strv_add(bwrap, ro ? "--ro-bind-fd" : "--bind-fd");
+                strv_addf(bwrap, "%d", fd_number);
+        }
+        strv_add(bwrap, dest);
+        if (!o->recursive)
+                sb_debug("mounts[%zu]: bwrap binds recursively; \"bind\" treated as \"rbind\"", i);
+        unsigned long extra =
+                o->set & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME);
+        if (extra != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
+                                              extra | (o->set & MS_RDONLY), NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") :
+                                                                  0;
+}
+
+/* runc's /dev tmpfs size. */
+#define DEV_TMPFS_SIZE (64ULL << 20)
+
+/* bwrap has no size for --dev (its --size is for --tmpfs only), and an
+ * unsized tmpfs may take half the host's RAM: the init sets the size. */
+static int add_dev(unsigned long long size, struct strv *bwrap, struct init_mount_list *init,
+                   struct sb_error *err)
+{
+        char data[64];
+
+        strv_add(bwrap, "--dev");
+        strv_add(bwrap, "/dev");
+        snprintf(data, sizeof(data), "size=%llu", size);
+        if (init_mount_list_add(init, INIT_MOUNT_RESIZE, NULL, "/dev", NULL, 0, data, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts");
+        return 0;
+}
+
+static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
+                           const struct mount_options *o, struct strv *bwrap,
+                           struct init_mount_list *init, struct mount_table *table,
+                           struct sb_error *err)
+{
+        _cleanup_free_ char *dest = NULL;
+
+        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
+            0)
+                return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
+
+        if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
+                /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
+                 * /dev/shm: what an OCI /dev tmpfs is expected to become. */
+                if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                        return -1;
+                table->has_dev = true;
+        } else if (is_type(m, "tmpfs")) {
+                if (o->has_mode) {
+                        strv_add(bwrap, "--perms");
+                        strv_addf(bwrap, "%04o", o->mode);
+                }
+                if (o->has_size) {
+                        strv_add(bwrap, "--size");
+                        strv_addf(bwrap, "%llu", o->size);
+                }
+                strv_add(bwrap, "--tmpfs");
+                strv_add(bwrap, dest);
+        } else if (is_type(m, "proc")) {
+                strv_add(bwrap, "--proc");
+                strv_add(bwrap, dest);
+        } else {
+                strv_add(bwrap, "--mqueue");
+                strv_add(bwrap, dest);
+        }
+        unsigned long flags = o->set & (MS_RDONLY | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
+                                        MS_RELATIME | MS_STRICTATIME);
+        if (flags != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
+                                              flags | MS_NOSUID | MS_NODEV, NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return table_add(table, dest, MOUNTED_FRESH, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+}
+
+static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
+                             const struct mount_options *o, struct init_mount_list *init,
+                             struct mount_table *table, struct sb_error *err)
+{
+        _cleanup_free_ char *dest = NULL;
+        _cleanup_free_ char *data = NULL;
+        const char *fstype = m->type;
+
+        if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
+            0)
+                return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
+        /* sbrun is cgroup v2 only: a "cgroup" mount is the unified hierarchy. */
+        if (is_type(m, "cgroup"))
+                fstype = "cgroup2";
+        data = join_data(&o->data);
+        if (data == NULL)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        /* devpts holds the pty devices themselves: nodev would make them unusable. */
+        unsigned long forced = is_type(m, "devpts") ? MS_NOSUID : MS_NOSUID | MS_NODEV;
+        if (init_mount_list_add(init, INIT_MOUNT_FS, m->source ? m->source : fstype, dest, fstype,
+                                o->set | forced, *data ? data : NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+}
+
+static int translate_one(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
+                         struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                         struct init_mount_list *init, struct mount_table *table,
+                         struct sb_error *err)
+{
+        struct mount_options o = { 0 };
+        int r;
+
+        if (m->destination == NULL || m->destination[0] != '/')
+                return sb_fail(err, 0, "mounts[%zu].destination: must be an absolute path", i);
+        if (strcmp(m->destination, "/") == 0)
+                return sb_fail(
+                        err, 0,
+                        "mounts[%zu].destination: \"/\" cannot be a mount destination (use root.path)",
+                        i);
+        if (strstr(m->destination, "/../") != NULL ||
+            strcmp(m->destination + strlen(m->destination) - 3, "/..") == 0)
+                return sb_fail(err, 0, "mounts[%zu].destination: \"%s\" contains \"..\"", i,
+                               m->destination);
+        if (parse_options(m, i, &o, err) < 0) {
+                strv_release(&o.data);
+                return -1;
+        }
+        const struct mounted *under = mount_table_find(table, m->destination);
+        bool bind = oci_mount_is_bind(m);
+
+        bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
+
+        if (kernel_view && table->in_userns) {
+                /* The kernel lets a user namespace mount sysfs only where one
+                 * is already fully visible, never in bwrap's new root: bind
+                 * the host's read-only instead, as runc does when rootless. */
+                struct oci_mount bind = *m;
+                bind.source = (char *)(is_type(m, "sysfs") ? "/sys" : "/sys/fs/cgroup");
+                o.set |= MS_RDONLY;
+                o.recursive = true;
+                r = translate_bind(&bind, i, bundle, rootfs_fd, &o, NULL, -1, bwrap, init, table,
+                                   err);
+        } else if (under != NULL && under->kind == MOUNTED_INIT &&
+                   !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
+                r = sb_fail(
+                        err, 0,
+                        "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",
+                        i, m->destination, under->destination);
+        } else if (bind) {
+                r = translate_bind(m, i, bundle, rootfs_fd, &o, bs, first_fd, bwrap, init, table,
+                                   err);
+        } else if (is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")) {
+                r = translate_fresh(m, i, rootfs_fd, &o, bwrap, init, table, err);
+        } else if (is_type(m, "devpts") && table->has_dev && under != NULL &&
+                   strcmp(m->destination, "/dev/pts") == 0) {
+                /* bwrap's --dev already mounted a new devpts instance there;
+                 * mount the config's own over it so its options hold. */
+                r = translate_init_fs(m, i, rootfs_fd, &o, init, table, err);
+        } else if (is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2") ||
+                   is_type(m, "devpts")) {
+                r = translate_init_fs(m, i, rootfs_fd, &o, init, table, err);
+        } else {
+                r = sb_fail(err, 0, "mounts[%zu].type: \"%s\" is not supported by sbrun", i,
+                            m->type);
+        }
+        strv_release(&o.data);
+        return r;
+}
+
+int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,
+                     struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                     struct init_mount_list *init, struct mount_table *table, struct sb_error *err)
+{
+        bool config_has_dev = false;
+
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const char *d = config->mounts[i].destination;
+                if (d != NULL && strspn(d, "/") == 1 && strcmp(d + 1, "dev") == 0)
+                        config_has_dev = true;
+        }
+        /* runc gives every container the default device nodes even without a
+         * /dev mount; bwrap's --dev is that set. */
+        if (!config_has_dev) {
+                if (add_dev(DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                        return -1;
+                table->has_dev = true;
+                if (table_add(table, "/dev", MOUNTED_FRESH, NULL) < 0)
+                        return sb_fail(err, ENOMEM, "mounts");
+        }
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                if (translate_one(&config->mounts[i], i, bundle, rootfs_fd, bs, first_fd, bwrap,
+                                  init, table, err) < 0)
+                        return -1;
+        }
+        if (bwrap->failed)
+                return sb_fail(err, ENOMEM, "mounts");
+        return 0;
+}
+
+void mount_table_release(struct mount_table *table)
+{
+        for (size_t i = 0; i < table->n; i++) {
+                free(table->items[i].destination);
+                free(table->items[i].source);
+        }
+        free(table->items);
+        memset(table, 0, sizeof(*table));
+}
+
+void init_mount_list_release(struct init_mount_list *list)
+{
+        for (size_t i = 0; i < list->n; i++) {
+                free(list->items[i].source);
+                free(list->items[i].destination);
+                free(list->items[i].fstype);
+                free(list->items[i].data);
+        }
+        free(list->items);
+        memset(list->items ? list : list, 0, sizeof(*list));
+}

@@ -1,0 +1,56 @@
+/* config.json mounts → bwrap arguments (binds, tmpfs, proc, dev, mqueue)
+ * and init steps (sysfs, cgroup2, devpts, flag remounts), in config order. */
+#ifndef SB_MOUNT_TRANSLATE_H
+#define SB_MOUNT_TRANSLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/init/init_plan.h"
+
+struct sb_error;
+struct bind_sources;
+struct strv;
+struct oci_config;
+
+enum mounted_kind {
+        MOUNTED_BIND,  /* host directory or file: its content is the source's */
+        MOUNTED_FRESH, /* a new filesystem bwrap mounts (tmpfs, proc, dev, mqueue) */
+        MOUNTED_INIT,  /* mounted later by sbrun-init (sysfs, cgroup2, devpts) */
+};
+
+struct mounted {
+        char *destination; /* clean, symlink-free path inside the container */
+        enum mounted_kind kind;
+        char *source; /* host path for binds */
+};
+
+struct init_mount_list {
+        struct init_mount *items;
+        size_t n, cap;
+};
+
+struct mount_table {
+        struct mounted *items;
+        size_t n, cap;
+        bool has_dev;   /* /dev was set up by bwrap's --dev */
+        bool in_userns; /* set by the caller: the container has its own user namespace */
+};
+
+/* Bind sources come from bs (opened before the floor checked them) and are
+ * handed to bwrap as fds numbered from first_fd (bind_sources_pass). */
+int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,
+                     struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                     struct init_mount_list *init, struct mount_table *table, struct sb_error *err);
+
+/* The mount whose destination is path or its deepest ancestor, or NULL. */
+const struct mounted *mount_table_find(const struct mount_table *table, const char *path);
+
+int init_mount_list_add(struct init_mount_list *list, enum init_mount_kind kind, const char *source,
+                        const char *destination, const char *fstype, unsigned long flags,
+                        const char *data, bool skip_missing);
+
+void mount_table_release(struct mount_table *table);
+void init_mount_list_release(struct init_mount_list *list);
+
+#endif

@@ -1,0 +1,154 @@
+#include "runtime/sandbox/plan_build.h"
+
+#include "common/error.h"
+#include "common/strv.h"
+#include "oci/config.h"
+#include "runtime/sandbox/mount_translate.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+static char **copy_strv(char *const *v, size_t n)
+{
+        struct strv out = { 0 };
+        for (size_t i = 0; i < n; i++)
+                strv_add(&out, v[i]);
+        if (out.failed) {
+                strv_release(&out);
+                return NULL;
+        }
+        return strv_steal(&out);
+}
+
+/* The environment as the process gets it: config env, with LISTEN_FDS and
+ * LISTEN_PID for socket activation when fds are passed that way (as crun). */
+static char **build_env(const struct oci_process *process, int listen_fds)
+{
+        struct strv env = { 0 };
+
+        for (size_t i = 0; i < process->n_env; i++) {
+                if (listen_fds > 0 && (strncmp(process->env[i], "LISTEN_FDS=", 11) == 0 ||
+                                       strncmp(process->env[i], "LISTEN_PID=", 11) == 0))
+                        continue;
+                strv_add(&env, process->env[i]);
+        }
+        if (listen_fds > 0) {
+                strv_addf(&env, "LISTEN_FDS=%d", listen_fds);
+                strv_add(&env, "LISTEN_PID=1");
+        }
+        if (env.failed) {
+                strv_release(&env);
+                return NULL;
+        }
+        return strv_steal(&env);
+}
+
+static int add_path_mounts(struct init_mount_list *mounts, char **paths, size_t n,
+                           enum init_mount_kind kind, struct sb_error *err)
+{
+        for (size_t i = 0; i < n; i++) {
+                /* A path missing on this kernel is skipped (fact 3). */
+                if (init_mount_list_add(mounts, kind, NULL, paths[i], NULL,
+                                        kind == INIT_MOUNT_READONLY ? MS_RDONLY : 0, NULL,
+                                        true) < 0)
+                        return sb_fail(err, ENOMEM, "linux paths");
+        }
+        return 0;
+}
+
+static int build_devices(const struct oci_linux *linux_, struct init_plan *plan,
+                         struct sb_error *err)
+{
+        if (linux_ == NULL || linux_->n_devices == 0)
+                return 0;
+        plan->devices = calloc(linux_->n_devices, sizeof(*plan->devices));
+        if (plan->devices == NULL)
+                return sb_fail(err, ENOMEM, "linux.devices");
+        for (size_t i = 0; i < linux_->n_devices; i++) {
+                const struct oci_device *d = &linux_->devices[i];
+                struct init_device *out = &plan->devices[plan->n_devices++];
+                mode_t type = d->type == 'b' ? S_IFBLK : d->type == 'p' ? S_IFIFO : S_IFCHR;
+                out->path = strdup(d->path);
+                if (out->path == NULL)
+                        return sb_fail(err, ENOMEM, "linux.devices");
+                out->mode = type | (d->has_file_mode ? (d->file_mode & 07777) : 0666);
+                out->major = d->major < 0 ? 0 : (uint32_t)d->major;
+                out->minor = d->minor < 0 ? 0 : (uint32_t)d->minor;
+                out->uid = d->has_uid ? d->uid : 0;
+                out->gid = d->has_gid ? d->gid : 0;
+        }
+        return 0;
+}
+
+int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
+                      const char *exec_path, const char *cwd, int listen_fds, struct sb_error *err)
+{
+        plan->args = copy_strv(process->args, process->n_args);
+        plan->env = build_env(process, listen_fds);
+        plan->exec_path = strdup(exec_path);
+        plan->cwd = strdup(cwd);
+        if (plan->args == NULL || plan->env == NULL || plan->exec_path == NULL || plan->cwd == NULL)
+                return sb_fail(err, ENOMEM, "init plan");
+        plan->uid = process->user.uid;
+        plan->gid = process->user.gid;
+        if (process->user.n_additional_gids > 0) {
+                plan->additional_gids = calloc(process->user.n_additional_gids, sizeof(uint32_t));
+                if (plan->additional_gids == NULL)
+                        return sb_fail(err, ENOMEM, "process.user.additionalGids");
+                memcpy(plan->additional_gids, process->user.additional_gids,
+                       process->user.n_additional_gids * sizeof(uint32_t));
+                plan->n_additional_gids = process->user.n_additional_gids;
+        }
+        plan->has_umask = process->user.has_umask;
+        plan->umask = process->user.umask;
+        plan->has_capabilities = process->has_capabilities;
+        plan->cap_bounding = process->capabilities.bounding;
+        plan->cap_effective = process->capabilities.effective;
+        plan->cap_inheritable = process->capabilities.inheritable;
+        plan->cap_permitted = process->capabilities.permitted;
+        plan->cap_ambient = process->capabilities.ambient;
+        plan->no_new_privileges = process->no_new_privileges;
+        plan->console_fd = -1;
+        plan->terminal = process->terminal;
+        if (process->has_console_size) {
+                plan->console_height = process->console_size.height;
+                plan->console_width = process->console_size.width;
+        }
+        return 0;
+}
+
+int plan_build(const struct oci_config *config, const struct plan_inputs *in,
+               struct init_plan *plan, struct sb_error *err)
+{
+        const struct oci_linux *linux_ = config->linux_;
+
+        memset(plan, 0, sizeof(*plan));
+        if (plan_fill_process(plan, config->process, in->exec_path, in->cwd, in->listen_fds, err) <
+            0)
+                return -1;
+        if (linux_ != NULL) {
+                if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
+                                    INIT_MOUNT_MASK, err) < 0 ||
+                    add_path_mounts(in->mounts, linux_->readonly_paths, linux_->n_readonly_paths,
+                                    INIT_MOUNT_READONLY, err) < 0)
+                        return -1;
+        }
+        plan->mounts = in->mounts->items;
+        plan->n_mounts = in->mounts->n;
+        memset(in->mounts, 0, sizeof(*in->mounts));
+        if (build_devices(linux_, plan, err) < 0)
+                return -1;
+        plan->readonly_root = config->root.readonly;
+        plan->ready_fd = in->ready_fd;
+        plan->fifo_fd = in->fifo_fd;
+        plan->stderr_fd = in->stderr_fd;
+        plan->console_fd = plan->terminal ? in->console_fd : -1;
+        plan->preserve_fds = in->preserve_fds;
+        if (in->session_keyring != NULL &&
+            (plan->session_keyring = strdup(in->session_keyring)) == NULL)
+                return sb_fail(err, ENOMEM, "init plan");
+        return 0;
+}
