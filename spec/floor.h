@@ -57,6 +57,9 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
 /* Recording. A rule's name reads "standard caps ceiling". */
 int floor_note(struct floor_report *report, struct sb_error *err, enum floor_action action,
                const char *field, const char *requested, const char *effective, const char *rule);
+/* Recorded only: for a decision that logs its own wording. */
+int floor_record(struct floor_report *report, struct sb_error *err, enum floor_action action,
+                 const char *field, const char *requested, const char *effective, const char *rule);
 /* In explain mode: recorded, returns 0. Otherwise: fails *err, returns -1. */
 int floor_refuse(struct floor_report *report, struct sb_error *err, const char *field,
                  const char *value, const char *rule);

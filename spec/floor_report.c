@@ -42,6 +42,14 @@ static int record(struct floor_report *report, enum floor_action action, const c
         return c->field && c->requested && c->effective && c->rule ? 0 : -1;
 }
 
+int floor_record(struct floor_report *report, struct sb_error *err, enum floor_action action,
+                 const char *field, const char *requested, const char *effective, const char *rule)
+{
+        if (record(report, action, field, requested, effective, rule) < 0)
+                return sb_fail(err, ENOMEM, "%s", field);
+        return 0;
+}
+
 int floor_note(struct floor_report *report, struct sb_error *err, enum floor_action action,
                const char *field, const char *requested, const char *effective, const char *rule)
 {
@@ -53,9 +61,7 @@ int floor_note(struct floor_report *report, struct sb_error *err, enum floor_act
                                 requested ? requested : "(none)", effective ? effective : "(none)",
                                 rule);
         }
-        if (record(report, action, field, requested, effective, rule) < 0)
-                return sb_fail(err, ENOMEM, "%s", field);
-        return 0;
+        return floor_record(report, err, action, field, requested, effective, rule);
 }
 
 int floor_refuse(struct floor_report *report, struct sb_error *err, const char *field,

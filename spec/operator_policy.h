@@ -32,7 +32,7 @@
  *
  * timeout.max_seconds (default none): the wall-clock ceiling of every
  * container, in seconds. The annotation run.sbrun.timeout and `run
- * --timeout` may only lower it (see runtime/container/wall_clock.h). */
+ * --timeout` may only lower it (see spec/floor_runtime.h). */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 

@@ -8,6 +8,8 @@
 #include "runtime/cgroup/cgroup_path.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/verdict.h"
+#include "spec/floor.h"
+#include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -30,11 +32,6 @@ void container_cgroup_release(struct container_cgroup *cc)
         cc->rel = NULL;
 }
 
-static bool requests_resources(const struct oci_config *config)
-{
-        return config->linux_ != NULL && config->linux_->resources != NULL;
-}
-
 /* Without a cgroup the path is unused, but a bad one is still bad input. */
 static int check_path_syntax(const struct oci_config *config, const char *id, struct sb_error *err)
 {
@@ -47,28 +44,22 @@ static int check_path_syntax(const struct oci_config *config, const char *id, st
         return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
 }
 
-/* The host cannot enforce limits: refuse, unless the operator opted out. */
-static int host_cannot_enforce(struct container_cgroup *cc, const struct global_options *global,
-                               const struct operator_policy *policy,
+/* The host cannot enforce limits: the floor decides whether the container
+ * may run without them. */
+static int host_cannot_enforce(struct container_cgroup *cc, const struct operator_policy *policy,
                                const struct oci_config *config, const char *id,
                                struct sb_error *err)
 {
         _cleanup_free_ char *reason = sb_error_text(err);
-        const char *policy_path = global->policy_path ? global->policy_path : OPERATOR_POLICY_PATH;
+        struct floor_report report = { .log = true };
+        int ret;
 
-        if (policy->cgroups_enforce) {
-                sb_error_clear(err);
-                return sb_fail(err, 0,
-                               "%s; set \"cgroups\": {\"enforce\": false} in %s to run "
-                               "without resource limits",
-                               reason ? reason : "cgroup v2 is not usable", policy_path);
-        }
-        sb_warn("container %s runs WITHOUT resource limits%s: %s (allowed by \"cgroups\": "
-                "{\"enforce\": false} in %s)",
-                id, requests_resources(config) ? " (linux.resources is not enforced)" : "",
-                reason ? reason : "cgroup v2 is not usable", policy->source);
         sb_error_clear(err);
-        cc->unenforced = true;
+        ret = floor_cgroups_unenforceable(policy, config, id, reason, &cc->unenforced, &report,
+                                          err);
+        floor_report_release(&report);
+        if (ret < 0)
+                return -1;
         return check_path_syntax(config, id, err);
 }
 
@@ -83,7 +74,7 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
                                      err) < 0)
                 return -1;
         if (cgroup_root_find(&cc->root, err) < 0)
-                return host_cannot_enforce(cc, global, policy, config, id, err);
+                return host_cannot_enforce(cc, policy, config, id, err);
         return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id,
                                    global->systemd_cgroup, &cc->rel, err);
 }

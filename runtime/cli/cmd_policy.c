@@ -6,10 +6,12 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/cgroup/cgroup_root.h"
 #include "runtime/sandbox/bind_sources.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
+#include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -87,6 +89,46 @@ static void print_gen(yajl_gen g)
         fputc('\n', stdout);
 }
 
+/* The enforcement setting, and what it means on this host. */
+static void print_cgroups(const struct operator_policy *policy)
+{
+        struct cgroup_root root = CGROUP_ROOT_INIT;
+        struct sb_error host = { 0 };
+
+        printf("cgroups.enforce: %s\n", policy->cgroups_enforce ? "true" : "false");
+        if (cgroup_root_find(&root, &host) == 0) {
+                printf("  this host: limits are enforced in %s\n", root.path);
+        } else {
+                _cleanup_free_ char *why = sb_error_text(&host);
+                printf("  this host: %s: %s\n", why ? why : "cgroup v2 is not usable",
+                       policy->cgroups_enforce ? "containers are refused" :
+                                                 "containers run WITHOUT resource limits");
+        }
+        sb_error_clear(&host);
+        cgroup_root_release(&root);
+}
+
+/* The floor's decisions about how the container runs: its wall-clock limit
+ * and, on a host that cannot enforce limits, whether it may run without. */
+static int explain_runtime(const struct operator_policy *policy, const struct oci_config *config,
+                           struct floor_report *report, struct sb_error *err)
+{
+        struct cgroup_root root = CGROUP_ROOT_INIT;
+        int seconds, ret;
+        bool unenforced;
+
+        if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0)
+                return -1;
+        ret = cgroup_root_find(&root, err);
+        cgroup_root_release(&root);
+        if (ret == 0)
+                return 0;
+        _cleanup_free_ char *why = sb_error_text(err);
+        sb_error_clear(err);
+        return floor_cgroups_unenforceable(policy, config, "(explained)", why, &unenforced, report,
+                                           err);
+}
+
 static int show(const struct global_options *global, struct sb_error *err)
 {
         struct operator_policy policy;
@@ -116,6 +158,12 @@ static int show(const struct global_options *global, struct sb_error *err)
         for (size_t i = 0; i < policy.n_devices; i++)
                 printf(" %s", policy.devices[i]);
         printf("%s\n", policy.n_devices ? "" : " (standard nodes only)");
+        if (policy.timeout_max_seconds > 0)
+                printf("wall-clock: %d s (run.sbrun.timeout and run --timeout may only lower it)\n",
+                       policy.timeout_max_seconds);
+        else
+                printf("wall-clock: none\n");
+        print_cgroups(&policy);
         floor_report_release(&report);
         operator_policy_release(&policy);
         return 0;
@@ -190,6 +238,8 @@ static int explain(const struct global_options *global, const struct policy_opts
                                           .explain = true };
         if (ret == 0)
                 ret = effective_spec_apply(config, &opts, &report, &profile, err);
+        if (ret == 0)
+                ret = explain_runtime(&policy, config, &report, err);
         if (ret == 0 && o->json)
                 explain_json(policy_profile_get(profile)->name, policy.source, &report);
         else if (ret == 0)

@@ -27,9 +27,9 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "runtime/container/state_dir.h"
-#include "runtime/container/wall_clock.h"
 #include "runtime/container/watchdog.h"
 #include "spec/effective.h"
+#include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -685,9 +685,10 @@ static int check_request(const struct create_request *req, const struct oci_conf
         return 0;
 }
 
-/* The floor is merged before anything exists: a refusal leaves nothing. */
+/* The floor is merged before anything exists: a refusal leaves nothing.
+ * It decides the wall-clock limit too (`run --timeout` in requested). */
 static int apply_floor(const struct global_options *global, struct create_ctx *c,
-                       struct sb_error *err)
+                       int timeout_requested, struct sb_error *err)
 {
         struct effective_options opts = {
                 .policy = &c->policy,
@@ -699,6 +700,9 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
         struct floor_report report = { 0 };
         int ret = effective_spec_apply(c->config, &opts, &report, &c->profile, err);
 
+        if (ret == 0)
+                ret = floor_wall_clock(&c->policy, c->config, timeout_requested, &c->timeout,
+                                       &report, err);
         floor_report_release(&report);
         return ret;
 }
@@ -720,9 +724,7 @@ int container_create(const struct global_options *global, const struct create_re
         if (resolve_bundle(req, &c, err) < 0 || check_request(req, c.config, err) < 0)
                 goto out;
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0 ||
-            apply_floor(global, &c, err) < 0)
-                goto out;
-        if (wall_clock_limit(&c.policy, c.config, req->timeout_seconds, &c.timeout, err) < 0)
+            apply_floor(global, &c, req->timeout_seconds, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0 ||
             ns_check_identity(c.config, &c.ns, err) < 0)

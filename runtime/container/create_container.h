@@ -20,7 +20,7 @@ struct create_request {
          * the caller (a foreground `run -t`). */
         bool console_to_caller;
         /* `run --timeout`: seconds, 0 for none; may only lower the limit
-         * the operator and the annotation set (runtime/container/wall_clock.h). */
+         * the operator and the annotation set (spec/floor_runtime.h). */
         int timeout_seconds;
 };
 

@@ -313,6 +313,70 @@ explain_json() {
         [[ $output == *"pids: 64"* ]]
 }
 
+@test "policy show prints the wall-clock limit and the cgroups enforcement setting" {
+        pol=$(policy_file '{"timeout": {"max_seconds": 3600}, "cgroups": {"enforce": false}}')
+        run sbrun --policy "$pol" policy show
+        [ "$status" -eq 0 ]
+        [[ $output == *"wall-clock: 3600 s"* ]]
+        [[ $output == *"cgroups.enforce: false"* ]]
+
+        pol=$(policy_with '{"cgroups": {"enforce": true}}' enforcing)
+        jq 'del(.timeout)' "$pol" >"$pol.new" && mv "$pol.new" "$pol"
+        run sbrun --policy "$pol" policy show
+        [ "$status" -eq 0 ]
+        [[ $output == *"wall-clock: none"* ]]
+        [[ $output == *"cgroups.enforce: true"* ]]
+        # What the setting means on this host.
+        if host_has_v2_controllers; then
+                [[ $output == *"limits are enforced in /sys/fs/cgroup"* ]]
+        else
+                [[ $output == *"containers are refused"* ]]
+        fi
+}
+
+@test "policy explain reports a run.sbrun.timeout above the operator's maximum as clamped" {
+        make_bundle
+        edit_config '.annotations["run.sbrun.timeout"] = "36000"'
+        pol=$(policy_file '{"timeout": {"max_seconds": 3600}}')
+
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        c=$(jq -c '.changes[] | select(.field == "annotations.run.sbrun.timeout")' <<<"$output")
+        [ "$(jq -r .action <<<"$c")" = clamped ]
+        [ "$(jq -r .requested <<<"$c")" = "36000 s" ]
+        [ "$(jq -r .effective <<<"$c")" = "3600 s" ]
+        [[ $(jq -r .rule <<<"$c") == "timeout.max_seconds in $pol may only be lowered" ]]
+        [ -z "$(ls -A "$ROOT")" ]
+
+        # Within the maximum: no change to report.
+        edit_config '.annotations["run.sbrun.timeout"] = "60"'
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        [ "$(jq '[.changes[] | select(.field == "annotations.run.sbrun.timeout")] | length' <<<"$output")" -eq 0 ]
+}
+
+@test "policy explain reports whether this host's missing cgroup v2 refuses the container" {
+        make_bundle
+        sel='.changes[] | select(.field == "linux.resources") | "\(.action) \(.rule)"'
+
+        pol=$(policy_file '{"cgroups": {"enforce": true}}')
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        if host_has_v2_controllers; then
+                # Limits are enforced here: nothing to report.
+                [ -z "$(jq -r "$sel" <<<"$output")" ]
+                return 0
+        fi
+        [ "$(jq -r .allowed <<<"$output")" = false ]
+        [[ $(jq -r "$sel" <<<"$output") == "refused cgroups.enforce true in $pol: cgroup v2: "* ]]
+
+        pol=$(policy_file '{"cgroups": {"enforce": false}}')
+        run explain_json --policy "$pol"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .allowed <<<"$output")" = true ]
+        [[ $(jq -r "$sel" <<<"$output") == "dropped cgroups.enforce false in $pol: cgroup v2: "* ]]
+}
+
 @test "policy: a bad floor setting in the operator file is an error naming it" {
         pol=$(policy_file '{"floor": {"profile": "lax"}}')
         run sbrun --policy "$pol" policy show

@@ -1,0 +1,37 @@
+/* The floor's decisions about how a container runs rather than what its
+ * config says: its wall-clock limit and whether its resource limits may go
+ * unenforced. Like every floor decision they are made here and recorded in
+ * a floor_report, so that `create` logs them and `policy explain` lists
+ * them; runtime/ only carries them out. */
+#ifndef SB_SPEC_FLOOR_RUNTIME_H
+#define SB_SPEC_FLOOR_RUNTIME_H
+
+#include <stdbool.h>
+
+struct sb_error;
+struct floor_report;
+struct oci_config;
+struct operator_policy;
+
+#define TIMEOUT_ANNOTATION "run.sbrun.timeout"
+
+/* The wall-clock limit in seconds (0: none): the smallest of the
+ * operator's ceiling (timeout.max_seconds), the annotation
+ * run.sbrun.timeout and `run --timeout` (requested, 0 for none). The
+ * annotation and the option may only lower the ceiling: a higher value is
+ * clamped, recorded and (when the report logs) warned about, never
+ * honoured. A malformed annotation is an error naming it. */
+int floor_wall_clock(const struct operator_policy *policy, const struct oci_config *config,
+                     int requested, int *seconds, struct floor_report *report,
+                     struct sb_error *err);
+
+/* The host cannot enforce resource limits (host_reason says why): the
+ * container is refused unless the operator's policy says "cgroups":
+ * {"enforce": false}; then *unenforced is set and the dropped limits are
+ * recorded. In explain mode a refusal is recorded and 0 returned. */
+int floor_cgroups_unenforceable(const struct operator_policy *policy,
+                                const struct oci_config *config, const char *id,
+                                const char *host_reason, bool *unenforced,
+                                struct floor_report *report, struct sb_error *err);
+
+#endif
