@@ -22,19 +22,23 @@
 
 /* The init blocks in open(exec.fifo, O_WRONLY) until a reader comes, then
  * writes one byte. The fifo is opened non-blocking, so that a container
- * whose process died never leaves `start` hanging: the pidfd tells. */
+ * whose process died never leaves `start` hanging: the pidfd tells.
+ *
+ * The pidfd is taken before the fifo is opened: opening it releases the
+ * init, and a short process (`true`) can be gone before a pidfd taken
+ * after could be had, failing a start that succeeded. */
 static int release_through_fifo(struct state_dir *sd, const struct oci_state *state,
                                 struct sb_error *err)
 {
-        _cleanup_close_ int fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        _cleanup_close_ int pidfd = -1;
+        _cleanup_close_ int pidfd = container_pidfd(state, err);
+        _cleanup_close_ int fifo = -1;
         char byte;
 
-        if (fifo < 0)
-                return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
-        pidfd = container_pidfd(state, err);
         if (pidfd < 0)
                 return sb_error_prefix(err, "start");
+        fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fifo < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
         for (;;) {
                 struct pollfd pfds[2] = {
                         { .fd = fifo, .events = POLLIN },
