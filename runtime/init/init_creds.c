@@ -254,7 +254,7 @@ static int leave_session(struct sb_error *err)
         return 0;
 }
 
-_Noreturn void init_become_process(const struct init_plan *plan, int console_slave)
+_Noreturn void init_become_process(const struct init_plan *plan)
 {
         struct sb_error err = { 0 };
 
@@ -262,9 +262,8 @@ _Noreturn void init_become_process(const struct init_plan *plan, int console_sla
                 goto fail;
         if (join_session_keyring(plan->session_keyring, &err) < 0)
                 goto fail;
-        if (console_slave >= 0 && init_console_attach(console_slave, &err) < 0)
-                goto fail;
-        if (console_slave < 0 && leave_session(&err) < 0)
+        /* With a terminal the init attached the pty already. */
+        if (!plan->terminal && leave_session(&err) < 0)
                 goto fail;
         if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
             close_fds_keeping_notify(plan, &err) < 0 || init_load_seccomp(plan, &err) < 0)

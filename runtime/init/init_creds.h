@@ -22,9 +22,10 @@ int init_load_seccomp(const struct init_plan *plan, struct sb_error *err);
  * (126 for EACCES), as shells and runc do. */
 _Noreturn void init_exec(const struct init_plan *plan);
 
-/* The whole tail, in order: stderr, keyring, a new session (with the pty as
- * its controlling terminal when there is one), credentials, umask,
- * no_new_privs, close fds, seccomp, execve. Errors go to stderr, exit 1. */
-_Noreturn void init_become_process(const struct init_plan *plan, int console_slave);
+/* The whole tail, in order: stderr, keyring, a new session without a
+ * controlling terminal (a terminal's session was made when the pty was
+ * attached), credentials, umask, no_new_privs, close fds, seccomp, execve.
+ * Errors go to stderr, exit 1. */
+_Noreturn void init_become_process(const struct init_plan *plan);
 
 #endif

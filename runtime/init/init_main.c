@@ -124,6 +124,24 @@ static void report_failure(int ready_fd, const struct sb_error *err)
         close(ready_fd);
 }
 
+/* With a terminal the container's stdio is the pty alone, from before
+ * create returns: the caller of create (containerd's shim, through go-runc)
+ * reads create's stdout and stderr until EOF, which would never come while
+ * the container held them, as it did until start. Later errors of the init
+ * go to the pty, as with runc. */
+static int attach_terminal(struct init_plan *plan, int *console_slave, struct sb_error *err)
+{
+        if (*console_slave < 0)
+                return 0;
+        if (init_console_attach(*console_slave, err) < 0)
+                return -1;
+        *console_slave = -1;
+        if (plan->stderr_fd > STDERR_FILENO)
+                close(plan->stderr_fd);
+        plan->stderr_fd = -1;
+        return 0;
+}
+
 static int report_ready(int ready_fd, struct sb_error *err)
 {
         if (ready_fd < 0)
@@ -158,7 +176,8 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
-        if (setup_container(&plan, &console_slave, &err) < 0) {
+        if (setup_container(&plan, &console_slave, &err) < 0 ||
+            attach_terminal(&plan, &console_slave, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;
         }
@@ -167,5 +186,5 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
-        init_become_process(&plan, console_slave);
+        init_become_process(&plan);
 }

@@ -45,6 +45,41 @@ start_receiver() {
         grep -q '^ok' "$TEST_DIR/receiver.out"
 }
 
+# caller_sees_eof CMD...: run CMD with its stdout and stderr on a pipe and
+# read the pipe to its end, as containerd's shim reads `runc create`.
+# Fails if the end does not come: a process that outlives CMD holds it.
+caller_sees_eof() {
+        run timeout 20 "$BASH" -c '"$@" 2>&1 3>&- | cat' _ "$@"
+        [ "$status" -ne 124 ] || fail "no EOF on the caller's stdout: a container process holds it"
+        [ "$status" -eq 0 ] || fail "$*: $output"
+}
+
+@test "create and exec --detach with a terminal leave the caller's stdout and stderr to the caller" {
+        make_bundle
+        set_args sh
+        edit_config '.process.terminal = true'
+        start_receiver
+
+        caller_sees_eof "${SBRUN_ARGV[@]}" create --console-socket "$SOCK" -b "$BUNDLE" "$ID"
+        # The container's stdio is the pty alone.
+        pid=$(container_pid "$ID")
+        for fd in 0 1 2; do
+                [[ $(readlink "/proc/$pid/fd/$fd") == /dev/pts/* ]] ||
+                        fail "fd $fd of the container is $(readlink "/proc/$pid/fd/$fd")"
+        done
+        run sbrun start "$ID"
+        [ "$status" -eq 0 ]
+        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
+
+        edit_config '.process.terminal = false | .process.args = ["sleep", "1000"]'
+        run detached sbrun run -d -b "$BUNDLE" "$ID-x"
+        [ "$status" -eq 0 ]
+        start_receiver
+        caller_sees_eof "${SBRUN_ARGV[@]}" exec --tty --console-socket "$SOCK" --detach "$ID-x" sh
+        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
+        grep -q '^ok' "$TEST_DIR/receiver.out"
+}
+
 @test "exec --tty --console-socket: a pty session into a running container" {
         make_bundle
         set_cmd 'sleep 1000'
