@@ -59,7 +59,9 @@ static void write_seccomp(struct jgen *w, const struct oci_features *f)
 /* cgroup, LSM, RDT and idmap support are fixed by sbrun's design, not chosen
  * per build, so struct oci_features carries no fields for them: cgroup v2
  * only, through cgroupfs (no systemd driver); no AppArmor or SELinux label
- * handling; no resctrl; bwrap cannot make idmapped mounts (DESIGN.md). */
+ * handling; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
+ * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped
+ * mounts"). */
 static void write_linux(struct jgen *w, const struct oci_features *f)
 {
         jw_open(w, "linux");

@@ -1,6 +1,6 @@
 /* Where sbrun may make cgroups: the cgroup v2 mount and, beneath it, the
- * delegation root found as DESIGN.md says. Finding it only reads; nothing
- * under /sys/fs/cgroup is written here. */
+ * delegation root (cgroup_root_find below; docs/design.md#where-cgroups-are-made).
+ * Finding it only reads; nothing under /sys/fs/cgroup is written here. */
 #ifndef SB_CGROUP_ROOT_H
 #define SB_CGROUP_ROOT_H
 
@@ -25,8 +25,9 @@ struct cgroup_root {
                 .layout = CGROUP_LAYOUT_LEGACY \
         }
 
-/* The controllers every container's cgroup needs (DESIGN.md), in the order
- * messages name them. */
+/* The controllers every container's cgroup needs: without them its limits
+ * cannot be enforced and create fails closed (docs/design.md#fail-closed).
+ * In the order messages name them. */
 extern const char *const cgroup_required_controllers[];
 
 /* Find the delegation root: from sbrun's own cgroup upwards, the first

@@ -217,7 +217,8 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         _cleanup_free_ uint8_t *encoded = NULL;
         size_t len = 0;
 
-        /* bwrap always sets no_new_privs (fact 5): so does every exec. */
+        /* bwrap always sets no_new_privs for the first process
+         * (docs/design.md#bwrap-always-sets-no_new_privs): so does every exec. */
         x->process->no_new_privileges = true;
         x->pidfd = container_pidfd(x->state, err);
         if (x->pidfd < 0)

@@ -29,8 +29,9 @@ static const char *fd_path(int fd, char buf[FD_PATH_MAX])
         return buf;
 }
 
-/* RESOLVE_IN_ROOT makes absolute rootfs symlinks (`/evil -> /oldroot/x`, the
- * bwrap escape in DESIGN.md) and ".." stay inside the rootfs;
+/* RESOLVE_IN_ROOT makes absolute rootfs symlinks (`/evil -> /oldroot/x`, see
+ * docs/design.md#bwrap-follows-rootfs-symlinks-outside-the-rootfs) and ".."
+ * stay inside the rootfs;
  * RESOLVE_NO_MAGICLINKS refuses /proc/self/fd/N style links to fds that came
  * from the host (CVE-2024-21626). */
 int init_resolve(const char *path, int extra_flags)

@@ -78,7 +78,8 @@ static void enter_user_namespace(const struct launcher_config *lc, int ready_fd)
                 return;
         }
         /* bwrap must run as uid 0 of the namespace to build the rootfs: host
-         * root is usually not mapped in it (fact 11). */
+         * root is usually not mapped in it (docs/design.md, bwrap
+         * behaviours: "bwrap cannot join most namespaces"). */
         if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
                 launcher_die(ready_fd, "user namespace: become root (is 0 mapped?)", errno);
         if (setgroups(0, NULL) < 0 && errno != EPERM)

@@ -285,8 +285,9 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
                                 S_ISDIR(st.st_mode) ? ROOTFS_CREATE_DIR : ROOTFS_CREATE_FILE, &dest,
                                 err) < 0)
                 return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
-        /* bwrap binds are always recursive and nosuid,nodev (fact 4); device
-         * nodes need --dev-bind to stay usable. */
+        /* bwrap binds are always recursive and nosuid,nodev; device nodes
+         * need --dev-bind to stay usable (docs/design.md, bwrap behaviours:
+         * "bwrap binds are recursive, nosuid and nodev"). */
         bool device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
         bool ro = o->set & MS_RDONLY;
         if (fd_number < 0) {

@@ -2,7 +2,9 @@
  * joins (setns) or makes (unshare) net, ipc, uts and cgroup so that it can
  * set the hostname and sysctls in them; bwrap makes the mount and pid ones.
  * A user namespace is entered by the launcher before bwrap runs, as its
- * root (fact 11): bwrap's own --unshare-user maps a single id (fact 12). */
+ * root: bwrap joins few namespaces itself, and its own --unshare-user maps
+ * a single id (docs/design.md, bwrap behaviours: "bwrap cannot join most
+ * namespaces", "bwrap maps a single id in a new user namespace"). */
 #ifndef SB_NAMESPACES_H
 #define SB_NAMESPACES_H
 

@@ -50,7 +50,8 @@ static int add_path_mounts(struct init_mount_list *mounts, char **paths, size_t 
                            enum init_mount_kind kind, struct sb_error *err)
 {
         for (size_t i = 0; i < n; i++) {
-                /* A path missing on this kernel is skipped (fact 3). */
+                /* A path missing on this kernel (/proc/kcore on some) is
+                 * skipped, not an error (docs/design.md#bwrap-cannot-mask-paths). */
                 if (init_mount_list_add(mounts, kind, NULL, paths[i], NULL,
                                         kind == INIT_MOUNT_READONLY ? MS_RDONLY : 0, NULL,
                                         true) < 0)

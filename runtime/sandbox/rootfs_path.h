@@ -1,7 +1,8 @@
 /* Resolving paths inside an untrusted rootfs. bwrap 0.8.0 follows absolute
  * rootfs symlinks against its own setup root, where the host is visible
- * under /oldroot (DESIGN.md fact 1), so sbrun resolves every destination
- * itself and hands bwrap a path with no symlink left in it. */
+ * under /oldroot (docs/design.md#bwrap-follows-rootfs-symlinks-outside-the-rootfs),
+ * so sbrun resolves every destination itself and hands bwrap a path with no
+ * symlink left in it. */
 #ifndef SB_ROOTFS_PATH_H
 #define SB_ROOTFS_PATH_H
 

@@ -1,4 +1,4 @@
-/* The policy floor's seccomp filter (issue 5): compiled from the rules in
+/* The policy floor's seccomp filter (docs/policy.md): compiled from the rules in
  * spec/floor_seccomp_rules.c, cached like the spec's programs, and put in
  * the init plan BEFORE the spec's program, for create and exec alike. The
  * kernel runs every stacked filter, so the spec can only add to it. */

@@ -1,5 +1,5 @@
 /* linux.seccomp → raw BPF with libseccomp, on the host: sbrun-init is static
- * and only loads the program (DESIGN: "Process model"). */
+ * and only loads the program (docs/design.md#sbrun-init-from-a-sealed-memfd). */
 #ifndef SB_SECCOMP_COMPILE_H
 #define SB_SECCOMP_COMPILE_H
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Attacks on the host from inside a container (issue 5): writes through
+# Attacks on the host from inside a container (docs/policy.md): writes through
 # /proc/<pid>/root, reads of host processes and of the kernel's /proc
 # files, /proc/sys, TIOCSTI on the terminal the container shares with the
 # host, the runtime's binary through /proc/<pid>/exe (CVE-2019-5736) and a

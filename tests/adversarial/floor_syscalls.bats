@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The policy floor's seccomp filter (issue 5) against syscall-level attacks.
+# The policy floor's seccomp filter (docs/policy.md#the-floor-seccomp-filter)
+# against syscall-level attacks.
 # A static attack program (tests/helpers/floor_attack.c) makes each raw
 # syscall inside a real container and prints the errno it got; its
 # arguments are chosen so that the kernel alone would answer something

@@ -161,7 +161,7 @@ mount_line() {
         assert_fails_cleanly "$ID" destination
 }
 
-# --- the symlink escape (DESIGN.md, bwrap fact 1) ---------------------------
+# --- the symlink escape (docs/design.md#bwrap-follows-rootfs-symlinks-outside-the-rootfs) ---
 
 @test "a mount destination that escapes the rootfs through a symlink is refused" {
         host_dir=$(mktemp -u /tmp/sbrun-escape.XXXXXX)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Attacks on the policy floor (issue 5) that need a real cgroup v2 hierarchy
+# Attacks on the policy floor (docs/policy.md) that need a real cgroup v2 hierarchy
 # or a kernel with the 32-bit and x32 syscall entry points: a fork bomb, a
 # memory bomb, and i386/x32 syscalls, each under the standard and the
 # strict profile. Each must fail, and leave nothing behind. Run in the VM
