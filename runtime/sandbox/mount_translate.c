@@ -17,15 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct mount_options {
-        unsigned long set; /* MS_* flags asked for */
-        bool recursive;
-        bool has_mode, has_size;
-        unsigned int mode;
-        unsigned long long size;
-        struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
-};
-
 static const struct {
         const char *name;
         unsigned long set;
@@ -96,8 +87,8 @@ static int parse_size(const char *text, unsigned long long *out)
         return 0;
 }
 
-static int parse_options(const struct oci_mount *m, size_t index, struct mount_options *o,
-                         struct sb_error *err)
+int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_options *o,
+                        struct sb_error *err)
 {
         for (size_t i = 0; i < m->n_options; i++) {
                 const char *opt = m->options[i];
@@ -418,7 +409,7 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
             strcmp(m->destination + strlen(m->destination) - 3, "/..") == 0)
                 return sb_fail(err, 0, "mounts[%zu].destination: \"%s\" contains \"..\"", i,
                                m->destination);
-        if (parse_options(m, i, &o, err) < 0) {
+        if (mount_options_parse(m, i, &o, err) < 0) {
                 strv_release(&o.data);
                 return -1;
         }

@@ -6,12 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/strv.h"
 #include "runtime/init/init_plan.h"
 
 struct sb_error;
 struct bind_sources;
-struct strv;
 struct oci_config;
+struct oci_mount;
 
 enum mounted_kind {
         MOUNTED_BIND,  /* host directory or file: its content is the source's */
@@ -36,6 +37,24 @@ struct mount_table {
         bool has_dev;   /* /dev was set up by bwrap's --dev */
         bool in_userns; /* set by the caller: the container has its own user namespace */
 };
+
+/* A mount's options: MS_* flags, bind recursion, tmpfs mode= and size=,
+ * the rest passed to the filesystem. */
+struct mount_options {
+        unsigned long set; /* MS_* flags asked for */
+        bool recursive;
+        bool has_mode, has_size;
+        unsigned int mode;
+        unsigned long long size;
+        struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
+};
+
+/* Parse mounts[index]'s options into *o (zeroed by the caller). An invalid
+ * mode= or size=, or an option sbrun cannot carry out, fails naming
+ * mounts[index].options. The caller releases o->data (strv_release), also
+ * on failure. Pure: exposed for the unit tests. */
+int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_options *o,
+                        struct sb_error *err);
 
 /* Bind sources come from bs (opened before the floor checked them) and are
  * handed to bwrap as fds numbered from first_fd (bind_sources_pass). */
