@@ -3,6 +3,8 @@
 #endif
 #include "runtime/init/init_mounts.h"
 
+#include "runtime/init/init_copyup.h"
+
 #include "common/cleanup.h"
 #include "common/error.h"
 
@@ -11,6 +13,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -187,6 +190,21 @@ static int make_readonly(int fd, const char *path, const char *what, struct sb_e
         return bind_remount(top, MS_RDONLY, what, err);
 }
 
+/* The image's directory comes as an fd sbrun opened before bwrap covered
+ * it; it is closed once copied, so the container never holds it. */
+static int copy_up(int dst, const char *source_fd, const char *what, struct sb_error *err)
+{
+        char *end = NULL;
+        long n = source_fd ? strtol(source_fd, &end, 10) : -1;
+
+        if (source_fd == NULL || end == source_fd || *end != '\0' || n <= STDERR_FILENO ||
+            n > INT_MAX)
+                return sb_fail(err, EINVAL, "%s: tmpcopyup source fd \"%s\"", what,
+                               source_fd ? source_fd : "(null)");
+        _cleanup_close_ int src = (int)n;
+        return init_copyup(src, dst, what, err);
+}
+
 static void describe(const struct init_mount *m, char *buf, size_t size)
 {
         switch (m->kind) {
@@ -204,6 +222,9 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
                 break;
         case INIT_MOUNT_RESIZE:
                 snprintf(buf, size, "remount %s with %s", m->destination, m->data ? m->data : "");
+                break;
+        case INIT_MOUNT_COPYUP:
+                snprintf(buf, size, "tmpfs %s", m->destination);
                 break;
         default:
                 snprintf(buf, size, "mount kind %u on %s", m->kind, m->destination);
@@ -247,6 +268,8 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
                 return make_readonly(fd, m->destination, what, err);
         case INIT_MOUNT_RESIZE:
                 return resize(fd, m->data, what, err);
+        case INIT_MOUNT_COPYUP:
+                return copy_up(fd, m->source, what, err);
         default:
                 return sb_fail(err, EINVAL, "%s", what);
         }

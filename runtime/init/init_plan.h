@@ -17,6 +17,8 @@ enum init_mount_kind {
         INIT_MOUNT_MASK,     /* maskedPaths entry: /dev/null over a file, ro tmpfs over a dir */
         INIT_MOUNT_READONLY, /* readonlyPaths entry: bind onto itself, remount ro */
         INIT_MOUNT_RESIZE,   /* remount a tmpfs with `data` (size=…), its flags kept */
+        INIT_MOUNT_COPYUP,   /* tmpcopyup: copy the image directory whose fd number is
+                              * `source` (decimal) into the new tmpfs at destination */
 };
 
 /* Each entry's destination is an absolute path inside the container; init

@@ -14,7 +14,8 @@ struct oci_config;
 
 struct bind_sources {
         size_t n;           /* config->mounts when opened */
-        int *fds;           /* per mount: O_PATH fd of the source, -1 if not a bind */
+        int *fds;           /* per mount: O_PATH fd of the source, -1 if not a bind; for a
+                             * tmpcopyup tmpfs, the image's directory (mount_translate.c) */
         char **paths;       /* per mount: the canonical path of that fd, NULL if not a bind */
         struct stat *stats; /* per mount: fstat of that fd */
         int *passed;        /* fds handed to bwrap, in order (not owned) */

@@ -10,11 +10,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const struct {
@@ -120,8 +122,10 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                                                opt);
                         o->has_size = true;
                         strv_add(&o->data, opt);
-                } else if (strcmp(opt, "tmpcopyup") == 0 || strcmp(opt, "idmap") == 0 ||
-                           strcmp(opt, "ridmap") == 0 || strcmp(opt, "recursive") == 0) {
+                } else if (strcmp(opt, "tmpcopyup") == 0) {
+                        o->copyup = true;
+                } else if (strcmp(opt, "idmap") == 0 || strcmp(opt, "ridmap") == 0 ||
+                           strcmp(opt, "recursive") == 0) {
                         return sb_fail(err, 0,
                                        "mounts[%zu].options: \"%s\" is not supported by sbrun",
                                        index, opt);
@@ -322,16 +326,58 @@ static int add_dev(unsigned long long size, struct strv *bwrap, struct init_moun
         return 0;
 }
 
+/* tmpcopyup: bwrap mounts the tmpfs over the image's directory, so sbrun
+ * holds that directory open from here, on the host, and sbrun-init copies
+ * it into the tmpfs once bwrap is done (init_copyup.h). The fd travels to
+ * the init like a bind source's. A destination under an earlier mount has
+ * no image content there: under a fresh filesystem of this config there is
+ * nothing to copy; under a bind it would be the host's, which is refused. */
+static int plan_copyup(const struct oci_mount *m, size_t i, int rootfs_fd, const char *dest,
+                       const struct mount_table *table, struct bind_sources *bs, int first_fd,
+                       struct init_mount_list *init, struct sb_error *err)
+{
+        const struct mounted *under = mount_table_find(table, dest);
+        char number[16];
+
+        if (under != NULL && under->kind == MOUNTED_BIND)
+                return sb_fail(err, 0,
+                               "mounts[%zu].options: tmpcopyup of \"%s\", which lies under the "
+                               "bind mount at %s: not supported",
+                               i, m->destination, under->destination);
+        if (under != NULL || bs == NULL)
+                return 0;
+        struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+        int fd = (int)syscall(SYS_openat2, rootfs_fd, dest, &how, sizeof(how));
+        if (fd < 0 && errno == ENOENT)
+                return 0;
+        if (fd < 0)
+                return sb_fail(err, errno, "mounts[%zu]: tmpcopyup: open %s in the rootfs", i,
+                               dest);
+        bs->fds[i] = fd;
+        snprintf(number, sizeof(number), "%d", bind_sources_pass(bs, i, first_fd));
+        if (init_mount_list_add(init, INIT_MOUNT_COPYUP, number, dest, NULL, 0, NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return 0;
+}
+
 static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
-                           const struct mount_options *o, struct strv *bwrap,
-                           struct init_mount_list *init, struct mount_table *table,
-                           struct sb_error *err)
+                           const struct mount_options *o, struct bind_sources *bs, int first_fd,
+                           struct strv *bwrap, struct init_mount_list *init,
+                           struct mount_table *table, struct sb_error *err)
 {
         _cleanup_free_ char *dest = NULL;
 
         if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
             0)
                 return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
+        if (o->copyup && strcmp(dest, "/dev") == 0)
+                sb_warn("mounts[%zu].options: tmpcopyup of /dev: the image's /dev is not copied, "
+                        "bwrap's /dev has the standard nodes",
+                        i);
+        else if (o->copyup &&
+                 plan_copyup(m, i, rootfs_fd, dest, table, bs, first_fd, init, err) < 0)
+                return -1;
 
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
                 /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
@@ -416,6 +462,12 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
         const struct mounted *under = mount_table_find(table, m->destination);
         bool bind = oci_mount_is_bind(m);
 
+        if (o.copyup && (bind || !is_type(m, "tmpfs"))) {
+                strv_release(&o.data);
+                return sb_fail(err, 0, "mounts[%zu].options: tmpcopyup needs a tmpfs, not %s", i,
+                               bind ? "a bind mount" : m->type);
+        }
+
         bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
 
         if (kernel_view && table->in_userns) {
@@ -438,7 +490,7 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                 r = translate_bind(m, i, bundle, rootfs_fd, &o, bs, first_fd, bwrap, init, table,
                                    err);
         } else if (is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")) {
-                r = translate_fresh(m, i, rootfs_fd, &o, bwrap, init, table, err);
+                r = translate_fresh(m, i, rootfs_fd, &o, bs, first_fd, bwrap, init, table, err);
         } else if (is_type(m, "devpts") && table->has_dev && under != NULL &&
                    strcmp(m->destination, "/dev/pts") == 0) {
                 /* bwrap's --dev already mounted a new devpts instance there;

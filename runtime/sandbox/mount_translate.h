@@ -43,6 +43,7 @@ struct mount_table {
 struct mount_options {
         unsigned long set; /* MS_* flags asked for */
         bool recursive;
+        bool copyup; /* tmpcopyup: the tmpfs starts with the image's content */
         bool has_mode, has_size;
         unsigned int mode;
         unsigned long long size;

@@ -118,6 +118,106 @@ mount_line() {
         [[ ${lines[-1]} == mode=1750 ]]
 }
 
+# tmpcopyup, as podman sends it for every tmpfs it adds (--read-only,
+# --tmpfs): the tmpfs starts with a copy of the image's directory.
+@test "a tmpcopyup tmpfs holds a copy of the image's directory: files, dirs, links, modes, owners, times, xattrs" {
+        make_bundle
+        local img=$BUNDLE/rootfs/data
+        mkdir -p "$img/sub/deeper"
+        echo hello >"$img/file"
+        echo deep >"$img/sub/deeper/leaf"
+        chmod 0640 "$img/file"
+        chown 1234:5678 "$img/sub"
+        chmod 2751 "$img/sub"
+        ln -s ../etc/passwd "$img/rel-link"
+        ln -s / "$img/abs-link"
+        mkfifo "$img/fifo"
+        touch -h -d '2001-02-03 04:05:06' "$img/file" "$img/rel-link"
+        touch -d '2002-03-04 05:06:07' "$img/sub"
+        python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.sbrun", b"copied")' "$img/file"
+        edit_config '.root.readonly = true |
+                .mounts += [{destination: "/data", type: "tmpfs", source: "tmpfs",
+                             options: ["nosuid", "nodev", "tmpcopyup", "mode=0755"]}]'
+        set_cmd 'cd /data && cat file sub/deeper/leaf &&
+                stat -c "%n %a %u:%g %Y" file sub rel-link && readlink rel-link && readlink abs-link &&
+                ls -l fifo | cut -c1 && echo new >file && echo written &&
+                grep -c " /data .* - tmpfs " /proc/self/mountinfo'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = hello ]
+        [ "${lines[1]}" = deep ]
+        [ "${lines[2]}" = "file 640 0:0 $(date -d '2001-02-03 04:05:06' +%s)" ]
+        [ "${lines[3]}" = "sub 2751 1234:5678 $(date -d '2002-03-04 05:06:07' +%s)" ]
+        [ "${lines[4]}" = "rel-link 777 0:0 $(date -d '2001-02-03 04:05:06' +%s)" ]
+        [ "${lines[5]}" = ../etc/passwd ]
+        [ "${lines[6]}" = / ]
+        [ "${lines[7]}" = p ]
+        [ "${lines[8]}" = written ]
+        [ "${lines[9]}" = 1 ]
+        # A copy: the image is unchanged.
+        [ "$(cat "$img/file")" = hello ]
+
+        # Extended attributes, read from the host in the running container.
+        set_args sleep 1000
+        run detached sbrun run -d -b "$BUNDLE" "$ID-x"
+        [ "$status" -eq 0 ] || fail "$output"
+        pid=$(container_pid "$ID-x")
+        run python3 -c 'import os, sys; print(os.getxattr(sys.argv[1], "user.sbrun").decode())' \
+                "/proc/$pid/root/data/file"
+        [ "$output" = copied ]
+}
+
+@test "tmpcopyup follows no symlink out of the rootfs, and later mounts stay on top of the copy" {
+        make_bundle
+        mkdir -p "$TEST_DIR/host-secret"
+        echo secret >"$TEST_DIR/host-secret/key"
+        # Links in the image that point out of it are copied as links.
+        mkdir -p "$BUNDLE/rootfs/data"
+        ln -s "$TEST_DIR/host-secret" "$BUNDLE/rootfs/data/escape"
+        ln -s ../../../../../.. "$BUNDLE/rootfs/data/up"
+        # An absolute link as the destination resolves in the rootfs.
+        ln -s /etc "$BUNDLE/rootfs/etc-link"
+        mkdir -p "$BUNDLE/rootfs/run/lock/sub"
+        echo image >"$BUNDLE/rootfs/run/lock/sub/x"
+        echo host >"$TEST_DIR/bound"
+        edit_config '.root.readonly = true |
+                .mounts += [{destination: "/data", type: "tmpfs", source: "tmpfs", options: ["tmpcopyup"]},
+                            {destination: "/etc-link", type: "tmpfs", source: "tmpfs", options: ["tmpcopyup"]},
+                            {destination: "/run", type: "tmpfs", source: "tmpfs", options: ["tmpcopyup"]},
+                            {destination: "/run/lock/sub/x", type: "bind", source: $b, options: ["ro", "bind"]}]' \
+                --arg b "$TEST_DIR/bound"
+        set_cmd 'ls -A /data | tr "\n" " "; echo; readlink /data/escape; cat /data/escape/key 2>/dev/null || echo no-key
+                grep -c " /etc .* - tmpfs " /proc/self/mountinfo; grep -c ^root: /etc/passwd
+                cat /run/lock/sub/x; ls /run/lock/sub'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "escape up " ]
+        [ "${lines[1]}" = "$TEST_DIR/host-secret" ]
+        [ "${lines[2]}" = no-key ]
+        [ "${lines[3]}" = 1 ]
+        [ "${lines[4]}" = 1 ]
+        # The later bind stays on top of the copy of its parents.
+        [ "${lines[5]}" = host ]
+        [ "${lines[6]}" = x ]
+        [ -z "$(grep -x secret <<<"$output")" ]
+}
+
+@test "tmpcopyup on a bind mount, or of a path under a bind, is refused naming the mount" {
+        make_bundle
+        mkdir -p "$TEST_DIR/src"
+        edit_config '.mounts += [{destination: "/b", type: "bind", source: $s, options: ["bind", "tmpcopyup"]}]' --arg s "$TEST_DIR/src"
+        run sbrun run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'tmpcopyup needs a tmpfs, not a bind mount'
+
+        edit_config '.mounts |= map(select(.destination != "/b")) |
+                .mounts += [{destination: "/b", type: "bind", source: $s, options: ["bind"]},
+                            {destination: "/b/t", type: "tmpfs", source: "tmpfs", options: ["tmpcopyup"]}]' --arg s "$TEST_DIR/src"
+        run sbrun run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'lies under the bind mount at /b: not supported'
+}
+
 @test "the spec's default mounts are there: proc, /dev tmpfs, devpts, mqueue, sysfs" {
         make_bundle
         set_args cat /proc/mounts

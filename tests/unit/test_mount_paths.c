@@ -140,8 +140,8 @@ static void test_mount_option_errors(void **state)
         expect_option_error((char *[]){ "size=12X", NULL },
                             "mounts[3].options: invalid \"size=12X\"");
         expect_option_error((char *[]){ "size=", NULL }, "mounts[3].options: invalid \"size=\"");
-        expect_option_error((char *[]){ "ro", "tmpcopyup", NULL },
-                            "mounts[3].options: \"tmpcopyup\" is not supported by sbrun");
+        expect_option_error((char *[]){ "ro", "recursive", NULL },
+                            "mounts[3].options: \"recursive\" is not supported by sbrun");
         expect_option_error((char *[]){ "idmap", NULL },
                             "mounts[3].options: \"idmap\" is not supported by sbrun");
         expect_option_error((char *[]){ "rbind", "ridmap", NULL },
