@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 /* The init blocks in open(exec.fifo, O_WRONLY) until a reader comes, then
- * writes one byte. The fifo is opened non-blocking, so that a container
+ * writes HANDSHAKE_START (runtime/init/handshake.h). The fifo is opened non-blocking, so that a container
  * whose process died never leaves `start` hanging: the pidfd tells. */
 static int release_through_fifo(struct state_dir *sd, const struct oci_state *state,
                                 struct sb_error *err)
