@@ -5,6 +5,7 @@
 #include "common/fs_util.h"
 #include "common/log.h"
 #include "oci/config.h"
+#include "oci/json_util.h"
 #include "runtime/container/console.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/init/handshake.h"
@@ -153,17 +154,28 @@ int create_wait_ready(struct create_ctx *c, struct sb_error *err)
         return sb_fail(err, 0, "bwrap was killed by signal %d", WTERMSIG(status));
 }
 
+/* bwrap writes {"child-pid": N, "<type>-namespace": ID, ...} and closes the
+ * fd before it lets its child go on, so the whole document is there once
+ * the init, a descendant of that child, has said HANDSHAKE_READY. */
 int create_read_child_pid(struct create_ctx *c, struct sb_error *err)
 {
-        _cleanup_free_ char *info = read_all_nonblocking(c->info_read, NULL);
-        const char *key = info ? strstr(info, "\"child-pid\"") : NULL;
+        size_t len = 0;
+        _cleanup_free_ char *info = read_all_nonblocking(c->info_read, &len);
+        struct sb_error ignored = { 0 };
+        _cleanup_json_tree_ yajl_val doc = info ? json_parse(info, len, &ignored) : NULL;
+        struct jpath path;
+        int64_t pid = 0;
+        int found;
 
-        if (key == NULL)
+        sb_error_clear(&ignored);
+        jpath_init(&path);
+        found = doc ? json_get_int(doc, "child-pid", &path, 1, INT_MAX, &pid, &ignored) : 0;
+        sb_error_clear(&ignored);
+        if (found == 0)
                 return sb_fail(err, 0, "bwrap did not report the container pid");
-        key = strchr(key, ':');
-        c->container_pid = key ? atoi(key + 1) : 0;
-        if (c->container_pid <= 0)
+        if (found < 0)
                 return sb_fail(err, 0, "bwrap reported an invalid container pid");
+        c->container_pid = (int)pid;
         return 0;
 }
 
