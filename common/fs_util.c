@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_error *err)
@@ -93,4 +94,15 @@ int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t l
                 return sb_fail(err, saved, "rename %s to %s", tmp, name);
         }
         return 0;
+}
+
+int sb_memfd_with(const char *name, const void *data, size_t len, struct sb_error *err)
+{
+        _cleanup_close_ int fd = memfd_create(name, MFD_CLOEXEC);
+
+        if (fd < 0)
+                return sb_fail(err, errno, "memfd_create %s", name);
+        if (sb_write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+                return sb_fail(err, errno, "write %s", name);
+        return SB_STEAL_FD(fd);
 }

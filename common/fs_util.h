@@ -19,4 +19,7 @@ int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t l
 /* write() all of buf, retrying on EINTR and short writes. */
 int sb_write_all(int fd, const void *buf, size_t len);
 
+/* A close-on-exec memfd named `name` holding data, its offset back at 0. */
+int sb_memfd_with(const char *name, const void *data, size_t len, struct sb_error *err);
+
 #endif

@@ -22,6 +22,7 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "runtime/container/state_dir.h"
+#include "runtime/init/handshake.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,7 +79,7 @@ static void exec_ctx_release(struct exec_ctx *x)
 static _Noreturn void child_die(int report_fd, const char *what, int errnum)
 {
         char buf[512];
-        int n = snprintf(buf, sizeof(buf), "E%s: %s", what, strerror(errnum));
+        int n = snprintf(buf, sizeof(buf), "%c%s: %s", HANDSHAKE_ERROR, what, strerror(errnum));
         if (n > 0)
                 sb_write_all(report_fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
         _exit(1);
@@ -155,7 +156,7 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
                 child_die(x->report[1], "exec: fork", errno);
         if (pid == 0)
                 become_init(x, preserve_fds);
-        int n = snprintf(buf, sizeof(buf), "P%d", (int)pid);
+        int n = snprintf(buf, sizeof(buf), "%c%d", HANDSHAKE_EXEC_PID, (int)pid);
         sb_write_all(x->report[1], buf, (size_t)n);
         _exit(0);
 }
@@ -186,7 +187,7 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         if (n <= 0)
                 return sb_fail(err, 0, "exec: setting up the process failed");
         buf[n] = '\0';
-        if (buf[0] == 'E')
+        if (buf[0] == HANDSHAKE_ERROR)
                 return sb_fail(err, 0, "%s", buf + 1);
         *pid = atoi(buf + 1);
         return 0;

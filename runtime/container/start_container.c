@@ -21,8 +21,9 @@
 #include <unistd.h>
 
 /* The init blocks in open(exec.fifo, O_WRONLY) until a reader comes, then
- * writes one byte. The fifo is opened non-blocking, so that a container
- * whose process died never leaves `start` hanging: the pidfd tells.
+ * writes HANDSHAKE_START (runtime/init/handshake.h). The fifo is opened
+ * non-blocking, so that a container whose process died never leaves `start`
+ * hanging: the pidfd tells.
  *
  * The pidfd is taken before the fifo is opened: opening it releases the
  * init, and a short process (`true`) can be gone before a pidfd taken

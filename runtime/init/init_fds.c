@@ -6,6 +6,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "runtime/init/handshake.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -46,9 +47,10 @@ int init_wait_exec_fifo(int fifo_fd, struct sb_error *err)
                         rc = sb_fail(err, errno, "open exec.fifo");
                         break;
                 }
+                const char start = HANDSHAKE_START;
                 ssize_t n;
                 do
-                        n = write(fd, "0", 1);
+                        n = write(fd, &start, 1);
                 while (n < 0 && errno == EINTR);
                 int saved_errno = errno;
                 close(fd);

@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* openat2, close_range, setresuid, asprintf */
 #endif
+#include "runtime/init/handshake.h"
 #include "runtime/init/init_console.h"
 #include "runtime/init/init_creds.h"
 #include "runtime/init/init_devices.h"
@@ -108,7 +109,8 @@ static int setup_container(const struct init_plan *plan, int *console_slave, str
         return 0;
 }
 
-/* sbrun turns "E<message>" into the error `create` reports: one line. */
+/* sbrun turns HANDSHAKE_ERROR and the message into the error `create`
+ * reports: one line. */
 static void report_failure(int ready_fd, const struct sb_error *err)
 {
         _cleanup_free_ char *text = sb_error_text(err);
@@ -116,10 +118,12 @@ static void report_failure(int ready_fd, const struct sb_error *err)
                 init_print_error(err);
                 return;
         }
+        const char failed = HANDSHAKE_ERROR;
         for (char *p = text; *p; p++)
                 if (*p == '\n')
                         *p = ' ';
-        if (sb_write_all(ready_fd, "E", 1) < 0 || sb_write_all(ready_fd, text, strlen(text)) < 0)
+        if (sb_write_all(ready_fd, &failed, 1) < 0 ||
+            sb_write_all(ready_fd, text, strlen(text)) < 0)
                 init_print_error(err);
         close(ready_fd);
 }
@@ -144,9 +148,11 @@ static int attach_terminal(struct init_plan *plan, int *console_slave, struct sb
 
 static int report_ready(int ready_fd, struct sb_error *err)
 {
+        const char ready = HANDSHAKE_READY;
+
         if (ready_fd < 0)
                 return 0;
-        if (sb_write_all(ready_fd, "R", 1) < 0)
+        if (sb_write_all(ready_fd, &ready, 1) < 0)
                 return sb_fail(err, errno, "report readiness");
         close(ready_fd);
         return 0;

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "runtime/init/handshake.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,7 @@ static const int ns_clone_flags[OCI_NS_COUNT] = {
 static _Noreturn void launcher_die(int ready_fd, const char *what, int errnum)
 {
         char buf[512];
-        int n = snprintf(buf, sizeof(buf), "E%s%s%s", what, errnum ? ": " : "",
+        int n = snprintf(buf, sizeof(buf), "%c%s%s%s", HANDSHAKE_ERROR, what, errnum ? ": " : "",
                          errnum ? strerror(errnum) : "");
         if (n > 0)
                 sb_write_all(ready_fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
@@ -63,6 +64,7 @@ static int write_sysctl(const char *key, const char *value)
  * one that sbrun maps from outside while we wait on the sync socket. */
 static void enter_user_namespace(const struct launcher_config *lc, int ready_fd)
 {
+        const char unshared = HANDSHAKE_USERNS_UNSHARED;
         char byte = 0;
 
         if (lc->ns_fds[OCI_NS_USER] >= 0) {
@@ -71,8 +73,8 @@ static void enter_user_namespace(const struct launcher_config *lc, int ready_fd)
         } else if (lc->unshare[OCI_NS_USER]) {
                 if (unshare(CLONE_NEWUSER) < 0)
                         launcher_die(ready_fd, "unshare user namespace", errno);
-                if (write(lc->userns_sync, "U", 1) != 1 || read(lc->userns_sync, &byte, 1) != 1 ||
-                    byte != 'M')
+                if (write(lc->userns_sync, &unshared, 1) != 1 ||
+                    read(lc->userns_sync, &byte, 1) != 1 || byte != HANDSHAKE_USERNS_MAPPED)
                         launcher_die(ready_fd, "user namespace: mappings were not written", 0);
         } else {
                 return;

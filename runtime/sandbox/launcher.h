@@ -15,7 +15,7 @@ struct sb_error;
 enum launcher_fd {
         LFD_INIT_IMAGE, /* sealed memfd of sbrun-init */
         LFD_PLAN,       /* memfd with the encoded init plan */
-        LFD_READY,      /* pipe: init writes 'R' or 'E<message>' */
+        LFD_READY,      /* pipe: HANDSHAKE_READY, or HANDSHAKE_ERROR and a message */
         LFD_FIFO,       /* O_PATH fd of exec.fifo */
         LFD_STDERR,     /* the caller's real stderr */
         LFD_INFO,       /* bwrap --info-fd: {"child-pid": N} */
@@ -38,7 +38,7 @@ struct launcher_config {
         int preserve_fds;
         int ns_fds[OCI_NS_COUNT];   /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
-        int userns_sync;            /* socket: 'U' when unshared, parent answers 'M' once mapped */
+        int userns_sync;            /* socket: HANDSHAKE_USERNS_UNSHARED, then _MAPPED back */
         int cgroup_fd;              /* the container's cgroup directory, joined first; -1: none */
         const char *hostname;
         const char *domainname;
@@ -56,7 +56,8 @@ struct launcher_config {
 };
 
 /* Fork the launcher; returns its pid (which becomes bwrap's). A failure in
- * the child is written as 'E<message>' to fds[LFD_READY]. */
+ * the child is written to fds[LFD_READY] as HANDSHAKE_ERROR and a message
+ * (runtime/init/handshake.h). */
 pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err);
 
 #endif

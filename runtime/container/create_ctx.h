@@ -1,0 +1,57 @@
+/* What one `create` holds while it runs: the phases in create_*.c fill it
+ * in run-time order, and create_ctx_release frees it in one place, whatever
+ * happened. Shared only by the files of create. */
+#ifndef SB_CREATE_CTX_H
+#define SB_CREATE_CTX_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "oci/config.h"
+#include "runtime/cgroup/container_cgroup.h"
+#include "runtime/init/init_plan.h"
+#include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/launcher.h"
+#include "runtime/sandbox/mount_translate.h"
+#include "runtime/sandbox/namespaces.h"
+#include "runtime/seccomp/floor_seccomp.h"
+#include "runtime/seccomp/seccomp_setup.h"
+#include "common/strv.h"
+#include "spec/operator_policy.h"
+
+struct create_ctx {
+        struct operator_policy policy; /* read once: every decision uses the same one */
+        struct oci_config *config;
+        char *config_text; /* what was parsed, saved as the state's copy */
+        size_t config_len;
+        struct bind_sources binds;   /* held from before the floor's check to bwrap */
+        enum policy_profile profile; /* the floor's choice; its seccomp programs follow */
+        char *bundle;
+        char *rootfs;
+        int rootfs_fd;
+        struct ns_setup ns;
+        struct strv bwrap;
+        struct init_mount_list init_mounts;
+        struct mount_table mounts;
+        struct init_plan plan;
+        char *cwd;
+        char *exec_path;
+        int fds[LFD_COUNT];
+        int ready_read, error_read, error_write, info_read;
+        pid_t launcher;
+        int container_pid;
+        int userns_sync, userns_sync_child;
+        int console_receiver; /* our end of the console pair, for console_to_caller */
+        int preserve_fds;     /* --preserve-fds plus inherited LISTEN_FDS */
+        int listen_fds;
+        struct container_cgroup cgroup;
+        struct floor_seccomp floor;
+        struct seccomp_setup seccomp;
+        int timeout; /* effective wall-clock limit in seconds, 0: none */
+};
+
+void create_ctx_init(struct create_ctx *c);
+/* Kills a container that did not get all the way, then frees everything. */
+void create_ctx_release(struct create_ctx *c);
+
+#endif

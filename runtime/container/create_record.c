@@ -1,0 +1,90 @@
+#include "runtime/container/create_record.h"
+
+#include "config.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+#include "hooks/hooks.h"
+#include "oci/config.h"
+#include "oci/state.h"
+#include "runtime/container/container_status.h"
+#include "runtime/container/create_container.h"
+#include "runtime/container/create_ctx.h"
+#include "runtime/container/pid_file.h"
+#include "runtime/container/state_dir.h"
+#include "runtime/sandbox/namespaces.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static char *now_rfc3339(void)
+{
+        struct timespec ts;
+        struct tm tm;
+        char base[32];
+        char *out = NULL;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+        if (asprintf(&out, "%s.%09ldZ", base, ts.tv_nsec) < 0)
+                return NULL;
+        return out;
+}
+
+/* prestart (deprecated, still used) and createRuntime in the runtime's
+ * namespaces, then createContainer in the container's: all once the
+ * container exists, before create returns; a failure fails create. */
+static int run_create_hooks(struct create_ctx *c, const struct oci_state *state,
+                            struct sb_error *err)
+{
+        const struct oci_hooks *hooks = &c->config->hooks;
+
+        if (hooks_run(hooks, HOOK_PRESTART, state, NULL, NULL, err) < 0 ||
+            hooks_run(hooks, HOOK_CREATE_RUNTIME, state, NULL, NULL, err) < 0 ||
+            hooks_run(hooks, HOOK_CREATE_CONTAINER, state, ns_enter_pid, &c->container_pid, err) <
+                    0)
+                return -1;
+        return 0;
+}
+
+int create_record_state(struct create_ctx *c, struct state_dir *sd,
+                        const struct create_request *req, struct sb_error *err)
+{
+        struct oci_state state = {
+                .oci_version = (char *)SBRUN_OCI_VERSION,
+                .id = sd->id,
+                .status = (char *)"created",
+                .pid = c->container_pid,
+                .bundle = c->bundle,
+                .rootfs = c->rootfs,
+                .owner = (char *)"",
+                .cgroup_path = c->cgroup.cg.path,
+        };
+        _cleanup_free_ char *created = now_rfc3339();
+        _cleanup_free_ struct oci_kv *annotations = NULL;
+
+        state.created = created;
+        if (container_cgroup_annotations(&c->cgroup, c->config->annotations,
+                                         c->config->n_annotations, &annotations,
+                                         &state.n_annotations, err) < 0)
+                return -1;
+        state.annotations = annotations;
+        if (proc_stat_identity(c->container_pid, &state.pid_start_time, NULL) < 0)
+                return sb_fail(err, errno, "container process %d vanished", c->container_pid);
+        if (state_dir_save(sd, &state, err) < 0)
+                return -1;
+        /* start and delete run the later hooks from this copy, and exec
+         * takes the floor from it and the policy: the bundle may change or
+         * go while the container lives. */
+        if (state_dir_save_config(sd, c->config_text, c->config_len, err) < 0 ||
+            state_dir_save_policy(sd, &c->policy, err) < 0)
+                return -1;
+        if (run_create_hooks(c, &state, err) < 0)
+                return -1;
+        if (req->pid_file && pid_file_write(req->pid_file, c->container_pid, err) < 0)
+                return -1;
+        return 0;
+}
