@@ -60,3 +60,12 @@ char **strv_steal(struct strv *v)
         memset(v, 0, sizeof(*v));
         return items;
 }
+
+void strv_free_n(char **v, size_t n)
+{
+        if (v == NULL)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}

@@ -18,4 +18,7 @@ void strv_release(struct strv *v);
 /* Hand the NULL-terminated array out; the strv is left empty. */
 char **strv_steal(struct strv *v);
 
+/* Free an array of n strings (NULL-terminated or not) and the array. */
+void strv_free_n(char **v, size_t n);
+
 #endif

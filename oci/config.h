@@ -362,6 +362,8 @@ void oci_resources_free(struct oci_resources *resources);
 
 void oci_config_free(struct oci_config *config);
 void oci_process_free(struct oci_process *process);
+/* n key/value pairs and their array (annotations, sysctls, unified). */
+void oci_kv_free(struct oci_kv *kv, size_t n);
 
 /* Lookups used by several layers. */
 const char *oci_annotation(const struct oci_config *config, const char *key);

@@ -3,7 +3,20 @@
 #include "oci/config.h"
 #include "oci/config_parse_internal.h"
 
+#include "common/strv.h"
+
 #include <stdlib.h>
+
+void oci_kv_free(struct oci_kv *kv, size_t n)
+{
+        if (kv == NULL)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                free(kv[i].key);
+                free(kv[i].value);
+        }
+        free(kv);
+}
 
 static void hook_list_free(struct oci_hook_list *list)
 {

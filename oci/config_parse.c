@@ -23,12 +23,17 @@
  * is the bulk); anything near this size is not a config. */
 #define CONFIG_MAX_SIZE (16u << 20)
 
+bool oci_is_absolute_path(const char *s)
+{
+        return s != NULL && s[0] == '/';
+}
+
 int oci_check_absolute(const char *s, struct jpath *p, const char *key, struct sb_error *err)
 {
         _cleanup_free_ char *shown = NULL;
         size_t saved;
 
-        if (json_is_absolute_path(s))
+        if (oci_is_absolute_path(s))
                 return 0;
         saved = jpath_key(p, key);
         shown = json_describe_string(s);

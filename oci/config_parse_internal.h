@@ -5,7 +5,10 @@
 #define SB_OCI_CONFIG_PARSE_INTERNAL_H
 
 #include "oci/config.h"
-#include "oci/json_util.h"
+#include "oci/json_read.h"
+
+#include <stdbool.h>
+#include <yajl/yajl_tree.h>
 
 int oci_namespace_type_from_name(const char *name);
 
@@ -17,6 +20,7 @@ int oci_parse_resources_obj(yajl_val v, struct jpath *p, struct oci_resources *o
 /* uidMappings / gidMappings member of obj (linux or a mount). */
 int oci_parse_idmaps(yajl_val obj, const char *key, struct jpath *p, struct oci_idmap **out,
                      size_t *n, struct sb_error *err);
+bool oci_is_absolute_path(const char *s);
 /* "<path>: \"x\" is not an absolute path" unless s starts with '/'. */
 int oci_check_absolute(const char *s, struct jpath *p, const char *key, struct sb_error *err);
 /* "<path>: unknown <what> \"x\"" unless value is in the NULL-terminated list;

@@ -57,7 +57,7 @@ static int check_strv_absolute(char **v, size_t n, struct jpath *p, const char *
         size_t saved = jpath_key(p, key);
 
         for (size_t i = 0; i < n; i++) {
-                if (json_is_absolute_path(v[i]))
+                if (oci_is_absolute_path(v[i]))
                         continue;
                 _cleanup_free_ char *shown = json_describe_string(v[i]);
                 jpath_index(p, i);

@@ -4,56 +4,36 @@
 #include "oci/features.h"
 
 #include "common/error.h"
-#include "oci/json_util.h"
+#include "oci/json_write.h"
 
 #include <errno.h>
 #include <stdbool.h>
-#include <string.h>
-#include <yajl/yajl_gen.h>
-
-static void jw_array(struct jgen *j, bool open)
-{
-        /* json_util has no array helpers; same sticky-error rule as jgen_*. */
-        if (j->status == yajl_gen_status_ok)
-                j->status = open ? yajl_gen_array_open(j->g) : yajl_gen_array_close(j->g);
-}
-
-static void jw_open(struct jgen *j, const char *key)
-{
-        jgen_key(j, key);
-        jgen_map_open(j);
-}
 
 /* A NULL list is left out: the spec reads an absent property as "unknown",
  * while [] would claim that nothing is supported. */
-static void jw_key_strv(struct jgen *j, const char *key, const char *const *v)
+static void write_strv(struct json_writer *w, const char *key, const char *const *v)
 {
-        if (v == NULL)
-                return;
-        jgen_key(j, key);
-        jw_array(j, true);
-        for (; *v != NULL; v++)
-                jgen_string(j, *v);
-        jw_array(j, false);
+        if (v != NULL)
+                jw_kv_strv(w, key, v);
 }
 
-static void jw_enabled(struct jgen *w, const char *key, bool enabled)
+static void write_enabled(struct json_writer *w, const char *key, bool enabled)
 {
-        jw_open(w, key);
-        jgen_kv_bool(w, "enabled", enabled);
-        jgen_map_close(w);
+        jw_kv_object_begin(w, key);
+        jw_kv_bool(w, "enabled", enabled);
+        jw_object_end(w);
 }
 
-static void write_seccomp(struct jgen *w, const struct oci_features *f)
+static void write_seccomp(struct json_writer *w, const struct oci_features *f)
 {
-        jw_open(w, "seccomp");
-        jgen_kv_bool(w, "enabled", f->seccomp_actions != NULL);
-        jw_key_strv(w, "actions", f->seccomp_actions);
-        jw_key_strv(w, "operators", f->seccomp_operators);
-        jw_key_strv(w, "archs", f->seccomp_archs);
-        jw_key_strv(w, "knownFlags", f->seccomp_known_flags);
-        jw_key_strv(w, "supportedFlags", f->seccomp_flags);
-        jgen_map_close(w);
+        jw_kv_object_begin(w, "seccomp");
+        jw_kv_bool(w, "enabled", f->seccomp_actions != NULL);
+        write_strv(w, "actions", f->seccomp_actions);
+        write_strv(w, "operators", f->seccomp_operators);
+        write_strv(w, "archs", f->seccomp_archs);
+        write_strv(w, "knownFlags", f->seccomp_known_flags);
+        write_strv(w, "supportedFlags", f->seccomp_flags);
+        jw_object_end(w);
 }
 
 /* cgroup, LSM, RDT and idmap support are fixed by sbrun's design, not chosen
@@ -62,70 +42,63 @@ static void write_seccomp(struct jgen *w, const struct oci_features *f)
  * handling; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
  * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped
  * mounts"). */
-static void write_linux(struct jgen *w, const struct oci_features *f)
+static void write_linux(struct json_writer *w, const struct oci_features *f)
 {
-        jw_open(w, "linux");
-        jw_key_strv(w, "namespaces", f->namespaces);
-        jw_key_strv(w, "capabilities", f->capabilities);
-        jw_open(w, "cgroup");
-        jgen_kv_bool(w, "v1", false);
-        jgen_kv_bool(w, "v2", true);
-        jgen_kv_bool(w, "systemd", false);
-        jgen_kv_bool(w, "systemdUser", false);
-        jgen_kv_bool(w, "rdma", false);
-        jgen_map_close(w);
+        jw_kv_object_begin(w, "linux");
+        write_strv(w, "namespaces", f->namespaces);
+        write_strv(w, "capabilities", f->capabilities);
+        jw_kv_object_begin(w, "cgroup");
+        jw_kv_bool(w, "v1", false);
+        jw_kv_bool(w, "v2", true);
+        jw_kv_bool(w, "systemd", false);
+        jw_kv_bool(w, "systemdUser", false);
+        jw_kv_bool(w, "rdma", false);
+        jw_object_end(w);
         write_seccomp(w, f);
-        jw_enabled(w, "apparmor", false);
-        jw_enabled(w, "selinux", false);
-        jw_enabled(w, "intelRdt", false);
-        jw_open(w, "mountExtensions");
-        jw_enabled(w, "idmap", false);
-        jgen_map_close(w);
-        jgen_map_close(w);
+        write_enabled(w, "apparmor", false);
+        write_enabled(w, "selinux", false);
+        write_enabled(w, "intelRdt", false);
+        jw_kv_object_begin(w, "mountExtensions");
+        write_enabled(w, "idmap", false);
+        jw_object_end(w);
+        jw_object_end(w);
 }
 
-static void write_annotations(struct jgen *w, const char *const *pairs)
+static void write_annotations(struct json_writer *w, const char *const *pairs)
 {
         if (pairs == NULL)
                 return;
-        jw_open(w, "annotations");
+        jw_kv_object_begin(w, "annotations");
         for (; pairs[0] != NULL && pairs[1] != NULL; pairs += 2) {
-                jgen_kv_string(w, pairs[0], pairs[1]);
+                jw_kv_string(w, pairs[0], pairs[1]);
         }
-        jgen_map_close(w);
+        jw_object_end(w);
 }
 
-static void write_features(struct jgen *w, const struct oci_features *f)
+static void write_features(struct json_writer *w, const struct oci_features *f)
 {
-        jgen_map_open(w);
-        jgen_kv_string(w, "ociVersionMin", f->oci_version_min);
-        jgen_kv_string(w, "ociVersionMax", f->oci_version_max);
-        jw_key_strv(w, "hooks", f->hooks);
-        jw_key_strv(w, "mountOptions", f->mount_options);
+        jw_object_begin(w);
+        jw_kv_string(w, "ociVersionMin", f->oci_version_min);
+        jw_kv_string(w, "ociVersionMax", f->oci_version_max);
+        write_strv(w, "hooks", f->hooks);
+        write_strv(w, "mountOptions", f->mount_options);
         write_linux(w, f);
         write_annotations(w, f->annotation_keys);
-        jgen_map_close(w);
+        jw_object_end(w);
 }
 
 char *oci_features_to_json(const struct oci_features *features, struct sb_error *err)
 {
-        struct jgen j;
-        char *out;
+        _cleanup_jw_ struct json_writer *w = NULL;
 
         /* The two versions are the only REQUIRED properties. */
         if (features->oci_version_min == NULL || features->oci_version_max == NULL) {
                 sb_fail(err, EINVAL, "features: ociVersionMin and ociVersionMax are required");
                 return NULL;
         }
-        if (jgen_init(&j, true, err) < 0)
+        w = jw_new("  ", err);
+        if (w == NULL)
                 return NULL;
-        write_features(&j, features);
-        out = jgen_finish(&j, err);
-        if (out == NULL)
-                return NULL;
-        /* yajl's beautify mode ends the document with a newline; callers
-         * print their own. */
-        for (size_t len = strlen(out); len > 0 && out[len - 1] == '\n'; len--)
-                out[len - 1] = '\0';
-        return out;
+        write_features(w, features);
+        return jw_to_string(w, err);
 }

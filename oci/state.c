@@ -1,13 +1,11 @@
 /* The state record sbrun keeps per container, and the OCI state document it
  * shows to `sbrun state` and to hooks. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* asprintf */
-#endif
 #include "oci/state.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
-#include "oci/json_util.h"
+#include "oci/json_read.h"
+#include "oci/json_write.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -31,46 +29,45 @@ void oci_state_free(struct oci_state *s)
 }
 
 /* Absent strings stay absent in the record, so NULL reads back as NULL. */
-static void gen_optional_string(struct jgen *j, const char *key, const char *value)
+static void gen_optional_string(struct json_writer *w, const char *key, const char *value)
 {
         if (value != NULL)
-                jgen_kv_string(j, key, value);
+                jw_kv_string(w, key, value);
 }
 
-static void gen_annotations(struct jgen *j, const struct oci_kv *kv, size_t n)
+static void gen_annotations(struct json_writer *w, const struct oci_kv *kv, size_t n)
 {
-        jgen_key(j, "annotations");
-        jgen_map_open(j);
+        jw_kv_object_begin(w, "annotations");
         for (size_t i = 0; i < n; i++)
-                jgen_kv_string(j, kv[i].key, kv[i].value);
-        jgen_map_close(j);
+                jw_kv_string(w, kv[i].key, kv[i].value);
+        jw_object_end(w);
 }
 
 char *oci_state_to_record_json(const struct oci_state *s, struct sb_error *err)
 {
-        struct jgen j;
+        _cleanup_jw_ struct json_writer *w = jw_new(NULL, err);
 
-        if (jgen_init(&j, false, err) < 0)
+        if (w == NULL)
                 return NULL;
-        jgen_map_open(&j);
-        gen_optional_string(&j, "ociVersion", s->oci_version);
-        gen_optional_string(&j, "id", s->id);
-        gen_optional_string(&j, "status", s->status);
-        jgen_kv_int(&j, "pid", s->pid);
-        jgen_kv_uint(&j, "pidStartTime", s->pid_start_time);
-        gen_optional_string(&j, "bundle", s->bundle);
-        gen_optional_string(&j, "rootfs", s->rootfs);
-        gen_optional_string(&j, "created", s->created);
-        gen_optional_string(&j, "owner", s->owner);
-        jgen_kv_bool(&j, "started", s->started);
-        gen_optional_string(&j, "cgroupPath", s->cgroup_path);
+        jw_object_begin(w);
+        gen_optional_string(w, "ociVersion", s->oci_version);
+        gen_optional_string(w, "id", s->id);
+        gen_optional_string(w, "status", s->status);
+        jw_kv_int(w, "pid", s->pid);
+        jw_kv_uint(w, "pidStartTime", s->pid_start_time);
+        gen_optional_string(w, "bundle", s->bundle);
+        gen_optional_string(w, "rootfs", s->rootfs);
+        gen_optional_string(w, "created", s->created);
+        gen_optional_string(w, "owner", s->owner);
+        jw_kv_bool(w, "started", s->started);
+        gen_optional_string(w, "cgroupPath", s->cgroup_path);
         if (s->n_annotations > 0)
-                gen_annotations(&j, s->annotations, s->n_annotations);
-        jgen_map_close(&j);
-        return jgen_finish(&j, err);
+                gen_annotations(w, s->annotations, s->n_annotations);
+        jw_object_end(w);
+        return jw_to_string(w, err);
 }
 
-static int parse_record(yajl_val tree, struct oci_state *s, struct sb_error *err)
+static int parse_record(json_val tree, struct oci_state *s, struct sb_error *err)
 {
         struct jpath p;
         int64_t pid = 0;
@@ -102,7 +99,7 @@ static int parse_record(yajl_val tree, struct oci_state *s, struct sb_error *err
 struct oci_state *oci_state_from_record_json(const char *json, size_t len, const char *origin,
                                              struct sb_error *err)
 {
-        _cleanup_json_tree_ yajl_val tree = json_parse(json, len, err);
+        _cleanup_json_tree_ json_val tree = json_parse(json, len, err);
         struct oci_state *s;
 
         if (tree == NULL) {
@@ -131,42 +128,45 @@ static int kv_cmp(const void *a, const void *b)
 }
 
 /* Go writes strings, never null, for these fields; and map keys sorted. */
-char *oci_state_to_json(const struct oci_state *s, bool pretty, struct sb_error *err)
+int oci_state_write(struct json_writer *w, const struct oci_state *s, struct sb_error *err)
 {
         _cleanup_free_ const struct oci_kv **sorted = NULL;
-        struct jgen j;
         bool stopped = s->status != NULL && strcmp(s->status, "stopped") == 0;
 
         if (s->n_annotations > 0) {
                 sorted = calloc(s->n_annotations, sizeof(*sorted));
-                if (sorted == NULL) {
-                        sb_fail(err, ENOMEM, "state");
-                        return NULL;
-                }
+                if (sorted == NULL)
+                        return sb_fail(err, ENOMEM, "state");
                 for (size_t i = 0; i < s->n_annotations; i++)
                         sorted[i] = &s->annotations[i];
                 qsort(sorted, s->n_annotations, sizeof(*sorted), kv_cmp);
         }
-        if (jgen_init(&j, pretty, err) < 0)
-                return NULL;
-        jgen_map_open(&j);
-        jgen_kv_string(&j, "ociVersion", s->oci_version ? s->oci_version : "");
-        jgen_kv_string(&j, "id", s->id ? s->id : "");
+        jw_object_begin(w);
+        jw_kv_string(w, "ociVersion", s->oci_version ? s->oci_version : "");
+        jw_kv_string(w, "id", s->id ? s->id : "");
         /* runc reports pid 0 for a stopped container: the number may
          * already belong to an unrelated process. */
-        jgen_kv_int(&j, "pid", stopped ? 0 : s->pid);
-        jgen_kv_string(&j, "status", s->status ? s->status : "");
-        jgen_kv_string(&j, "bundle", s->bundle ? s->bundle : "");
-        jgen_kv_string(&j, "rootfs", s->rootfs ? s->rootfs : "");
-        jgen_kv_string(&j, "created", s->created ? s->created : "");
+        jw_kv_int(w, "pid", stopped ? 0 : s->pid);
+        jw_kv_string(w, "status", s->status ? s->status : "");
+        jw_kv_string(w, "bundle", s->bundle ? s->bundle : "");
+        jw_kv_string(w, "rootfs", s->rootfs ? s->rootfs : "");
+        jw_kv_string(w, "created", s->created ? s->created : "");
         if (s->n_annotations > 0) {
-                jgen_key(&j, "annotations");
-                jgen_map_open(&j);
+                jw_kv_object_begin(w, "annotations");
                 for (size_t i = 0; i < s->n_annotations; i++)
-                        jgen_kv_string(&j, sorted[i]->key, sorted[i]->value);
-                jgen_map_close(&j);
+                        jw_kv_string(w, sorted[i]->key, sorted[i]->value);
+                jw_object_end(w);
         }
-        jgen_kv_string(&j, "owner", s->owner ? s->owner : "");
-        jgen_map_close(&j);
-        return jgen_finish(&j, err);
+        jw_kv_string(w, "owner", s->owner ? s->owner : "");
+        jw_object_end(w);
+        return 0;
+}
+
+char *oci_state_to_json(const struct oci_state *s, bool pretty, struct sb_error *err)
+{
+        _cleanup_jw_ struct json_writer *w = jw_new(pretty ? "  " : NULL, err);
+
+        if (w == NULL || oci_state_write(w, s, err) < 0)
+                return NULL;
+        return jw_to_string(w, err);
 }

@@ -10,6 +10,7 @@
 #include "oci/config.h"
 
 struct sb_error;
+struct json_writer;
 
 struct oci_state {
         char *oci_version;
@@ -36,6 +37,9 @@ struct oci_state *oci_state_from_record_json(const char *json, size_t len, const
  * annotations) plus runc's `created`, `rootfs`, `owner`. pretty selects
  * runc's indented output for `sbrun state`. */
 char *oci_state_to_json(const struct oci_state *state, bool pretty, struct sb_error *err);
+/* The same document as a value of a larger one (list, the seccomp
+ * listener's container process state). */
+int oci_state_write(struct json_writer *w, const struct oci_state *state, struct sb_error *err);
 
 void oci_state_free(struct oci_state *state);
 

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "oci/json_read.h"
 #include "spec/operator_policy_floor.h"
 
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yajl/yajl_tree.h>
 
 #define POLICY_MAX_BYTES (256 * 1024)
 
@@ -35,12 +35,6 @@ const char *operator_policy_text(const struct operator_policy *policy)
         return policy->text ? policy->text : "{}";
 }
 
-static void tree_freep(yajl_val *v)
-{
-        if (*v != NULL)
-                yajl_tree_free(*v);
-}
-
 /* Anyone who can write the file could switch enforcement off: the owner
  * must be root and nobody else may write it. Checked on the open fd, so
  * a swap after the check changes nothing. */
@@ -60,80 +54,75 @@ static int check_owner(int fd, const char *path, struct sb_error *err)
         return 0;
 }
 
-static int parse_cgroups(yajl_val v, const char *path, struct operator_policy *policy,
-                         struct sb_error *err)
+static int cgroups_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                          struct sb_error *err)
 {
-        if (!YAJL_IS_OBJECT(v))
-                return sb_fail(err, 0, "policy %s: cgroups: expected an object", path);
-        for (size_t i = 0; i < v->u.object.len; i++) {
-                const char *key = v->u.object.keys[i];
-                yajl_val value = v->u.object.values[i];
-                if (strcmp(key, "enforce") != 0)
-                        return sb_fail(err, 0, "policy %s: cgroups.%s: unknown setting", path, key);
-                if (!YAJL_IS_TRUE(value) && !YAJL_IS_FALSE(value))
-                        return sb_fail(err, 0, "policy %s: cgroups.enforce: expected true or false",
-                                       path);
-                policy->cgroups_enforce = YAJL_IS_TRUE(value);
-        }
+        struct operator_policy *policy = ctx;
+
+        if (strcmp(key, "enforce") != 0)
+                return jfail(p, err, "unknown setting");
+        if (!json_is_true(value) && !json_is_false(value))
+                return jfail(p, err, "expected true or false");
+        policy->cgroups_enforce = json_is_true(value);
         return 0;
 }
 
-static int parse_timeout(yajl_val v, const char *path, struct operator_policy *policy,
-                         struct sb_error *err)
+static int timeout_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                          struct sb_error *err)
 {
-        if (!YAJL_IS_OBJECT(v))
-                return sb_fail(err, 0, "policy %s: timeout: expected an object", path);
-        for (size_t i = 0; i < v->u.object.len; i++) {
-                const char *key = v->u.object.keys[i];
-                yajl_val value = v->u.object.values[i];
-                if (strcmp(key, "max_seconds") != 0)
-                        return sb_fail(err, 0, "policy %s: timeout.%s: unknown setting", path, key);
-                if (!YAJL_IS_INTEGER(value) || YAJL_GET_INTEGER(value) <= 0 ||
-                    YAJL_GET_INTEGER(value) > INT_MAX)
-                        return sb_fail(err, 0,
-                                       "policy %s: timeout.max_seconds: expected a "
-                                       "positive number of seconds",
-                                       path);
-                policy->timeout_max_seconds = (int)YAJL_GET_INTEGER(value);
-        }
+        struct operator_policy *policy = ctx;
+        int64_t n = 0;
+
+        if (strcmp(key, "max_seconds") != 0)
+                return jfail(p, err, "unknown setting");
+        if (!json_integer_value(value, &n) || n <= 0 || n > INT_MAX)
+                return jfail(p, err, "expected a positive number of seconds");
+        policy->timeout_max_seconds = (int)n;
         return 0;
 }
 
-/* Unknown keys are errors: a misspelt setting must not pass silently. */
-static int parse_policy(const char *text, const char *path, struct operator_policy *policy,
-                        struct sb_error *err)
-{
-        char errbuf[256] = "";
-        __attribute__((cleanup(tree_freep))) yajl_val tree =
-                yajl_tree_parse(text, errbuf, sizeof(errbuf));
+struct policy_parse {
+        struct operator_policy *policy;
+        const char *path; /* of the file, for messages */
+};
 
-        if (tree == NULL) {
-                errbuf[strcspn(errbuf, "\n")] = '\0';
-                return sb_fail(err, 0, "policy %s: invalid JSON: %s", path, errbuf);
-        }
-        if (!YAJL_IS_OBJECT(tree))
+static int policy_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                         struct sb_error *err)
+{
+        struct policy_parse *pp = ctx;
+        int r;
+
+        if (strcmp(key, "floor") == 0)
+                return operator_policy_parse_floor(value, pp->path, pp->policy, err);
+        if (strcmp(key, "cgroups") == 0)
+                r = json_is_object(value) ?
+                            json_each_member(value, p, cgroups_member, pp->policy, err) :
+                            jfail(p, err, "expected an object");
+        else if (strcmp(key, "timeout") == 0)
+                r = json_is_object(value) ?
+                            json_each_member(value, p, timeout_member, pp->policy, err) :
+                            jfail(p, err, "expected an object");
+        else
+                r = jfail(p, err, "unknown setting");
+        return r < 0 ? sb_error_prefix(err, "policy %s", pp->path) : 0;
+}
+
+/* Unknown keys are errors: a misspelt setting must not pass silently.
+ * Errors name the file and the setting's JSON path ("policy FILE:
+ * floor.ceilings.pids: ..."). */
+static int parse_policy(const char *text, size_t len, const char *path,
+                        struct operator_policy *policy, struct sb_error *err)
+{
+        _cleanup_json_tree_ json_val tree = json_parse(text, len, err);
+        struct policy_parse pp = { .policy = policy, .path = path };
+        struct jpath p;
+
+        if (tree == NULL)
+                return sb_error_prefix(err, "policy %s", path);
+        if (!json_is_object(tree))
                 return sb_fail(err, 0, "policy %s: expected a JSON object", path);
-        for (size_t i = 0; i < tree->u.object.len; i++) {
-                const char *key = tree->u.object.keys[i];
-                if (strcmp(key, "cgroups") == 0) {
-                        if (parse_cgroups(tree->u.object.values[i], path, policy, err) < 0)
-                                return -1;
-                        continue;
-                }
-                if (strcmp(key, "floor") == 0) {
-                        if (operator_policy_parse_floor(tree->u.object.values[i], path, policy,
-                                                        err) < 0)
-                                return -1;
-                        continue;
-                }
-                if (strcmp(key, "timeout") == 0) {
-                        if (parse_timeout(tree->u.object.values[i], path, policy, err) < 0)
-                                return -1;
-                        continue;
-                }
-                return sb_fail(err, 0, "policy %s: %s: unknown setting", path, key);
-        }
-        return 0;
+        jpath_init(&p);
+        return json_each_member(tree, &p, policy_member, &pp, err);
 }
 
 int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err)
@@ -157,7 +146,7 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
                 return sb_error_prefix(err, "policy %s", file);
         if (strlen(text) != len)
                 return sb_fail(err, 0, "policy %s: contains a NUL byte", file);
-        if (parse_policy(text, file, policy, err) < 0) {
+        if (parse_policy(text, len, file, policy, err) < 0) {
                 operator_policy_release(policy);
                 return -1;
         }

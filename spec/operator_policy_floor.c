@@ -10,113 +10,108 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int get_size(yajl_val v, const char *path, const char *key, int64_t *out,
-                    struct sb_error *err)
+static int get_size(json_val v, struct jpath *p, int64_t *out, struct sb_error *err)
 {
-        if (YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) > 0) {
-                *out = YAJL_GET_INTEGER(v);
+        const char *s = json_string_value(v);
+
+        if (json_integer_value(v, out) && *out > 0)
                 return 0;
-        }
-        if (YAJL_IS_STRING(v) && policy_parse_size(YAJL_GET_STRING(v), out) == 0)
+        if (s != NULL && policy_parse_size(s, out) == 0)
                 return 0;
-        return sb_fail(err, 0, "policy %s: floor.ceilings.%s: expected a positive size", path, key);
+        return jfail(p, err, "expected a positive size");
 }
 
-static int parse_ceilings(yajl_val v, const char *path, struct floor_ceilings *c,
+static int ceiling_member(const char *key, json_val value, struct jpath *p, void *ctx,
                           struct sb_error *err)
 {
-        if (!YAJL_IS_OBJECT(v))
-                return sb_fail(err, 0, "policy %s: floor.ceilings: expected an object", path);
-        for (size_t i = 0; i < v->u.object.len; i++) {
-                const char *key = v->u.object.keys[i];
-                yajl_val value = v->u.object.values[i];
-                int64_t n = 0;
+        struct floor_ceilings *c = ctx;
+        int64_t n = 0;
 
-                if (strcmp(key, "cpu") == 0) {
-                        const char *s = YAJL_IS_STRING(value) ? YAJL_GET_STRING(value) : NULL;
-                        char buf[32];
-                        if (YAJL_IS_NUMBER(value) && YAJL_GET_NUMBER(value) != NULL) {
-                                snprintf(buf, sizeof(buf), "%s", YAJL_GET_NUMBER(value));
-                                s = buf;
-                        }
-                        if (s == NULL || policy_parse_cpus(s, &c->cpu_quota, &c->cpu_period) < 0)
-                                return sb_fail(err, 0,
-                                               "policy %s: floor.ceilings.cpu: expected a "
-                                               "positive number of CPUs",
-                                               path);
-                        continue;
+        if (strcmp(key, "cpu") == 0) {
+                /* A number is read as written: 1.5 CPUs is not rounded. */
+                const char *s = json_string_value(value);
+                char buf[32];
+                if (json_number_text(value) != NULL) {
+                        snprintf(buf, sizeof(buf), "%s", json_number_text(value));
+                        s = buf;
                 }
-                if (get_size(value, path, key, &n, err) < 0)
-                        return -1;
-                if (strcmp(key, "pids") == 0)
-                        c->pids = n;
-                else if (strcmp(key, "memory") == 0)
-                        c->memory = n;
-                else if (strcmp(key, "fsize") == 0)
-                        c->fsize = (uint64_t)n;
-                else if (strcmp(key, "nofile") == 0)
-                        c->nofile = (uint64_t)n;
-                else if (strcmp(key, "tmp") == 0)
-                        c->tmp_size = (uint64_t)n;
-                else
-                        return sb_fail(err, 0, "policy %s: floor.ceilings.%s: unknown ceiling",
-                                       path, key);
+                if (s == NULL || policy_parse_cpus(s, &c->cpu_quota, &c->cpu_period) < 0)
+                        return jfail(p, err, "expected a positive number of CPUs");
+                return 0;
         }
+        if (get_size(value, p, &n, err) < 0)
+                return -1;
+        if (strcmp(key, "pids") == 0)
+                c->pids = n;
+        else if (strcmp(key, "memory") == 0)
+                c->memory = n;
+        else if (strcmp(key, "fsize") == 0)
+                c->fsize = (uint64_t)n;
+        else if (strcmp(key, "nofile") == 0)
+                c->nofile = (uint64_t)n;
+        else if (strcmp(key, "tmp") == 0)
+                c->tmp_size = (uint64_t)n;
+        else
+                return jfail(p, err, "unknown ceiling");
         return 0;
 }
 
-static int parse_devices(yajl_val v, const char *path, struct operator_policy *policy,
+static int parse_devices(json_val v, struct jpath *p, struct operator_policy *policy,
                          struct sb_error *err)
 {
-        if (!YAJL_IS_ARRAY(v))
-                return sb_fail(err, 0, "policy %s: floor.devices: expected an array", path);
-        policy->devices = calloc(v->u.array.len + 1, sizeof(char *));
+        size_t n = json_array_len(v);
+
+        if (!json_is_array(v))
+                return jfail(p, err, "expected an array");
+        policy->devices = calloc(n + 1, sizeof(char *));
         if (policy->devices == NULL)
-                return sb_fail(err, ENOMEM, "policy %s", path);
-        for (size_t i = 0; i < v->u.array.len; i++) {
-                const char *s = YAJL_GET_STRING(v->u.array.values[i]);
+                return sb_fail(err, ENOMEM, "%s", p->buf);
+        for (size_t i = 0; i < n; i++) {
+                const char *s = json_string_value(json_array_at(v, i));
+                size_t saved = jpath_index(p, i);
                 if (s == NULL || strncmp(s, "/dev/", 5) != 0)
-                        return sb_fail(err, 0,
-                                       "policy %s: floor.devices[%zu]: expected a path "
-                                       "under /dev",
-                                       path, i);
+                        return jfail(p, err, "expected a path under /dev");
+                jpath_pop(p, saved);
                 policy->devices[i] = strdup(s);
                 if (policy->devices[i] == NULL)
-                        return sb_fail(err, ENOMEM, "policy %s", path);
+                        return sb_fail(err, ENOMEM, "%s", p->buf);
                 policy->n_devices++;
         }
         return 0;
 }
 
-int operator_policy_parse_floor(yajl_val v, const char *path, struct operator_policy *policy,
+static int floor_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                        struct sb_error *err)
+{
+        struct operator_policy *policy = ctx;
+
+        if (strcmp(key, "profile") == 0) {
+                const char *name = json_string_value(value);
+                const struct floor_profile *profile = name ? policy_profile_by_name(name) : NULL;
+                if (profile == NULL)
+                        return jfail(p, err, "expected \"standard\" or \"strict\"");
+                policy->profile = profile->id;
+                return 0;
+        }
+        if (strcmp(key, "ceilings") == 0) {
+                if (!json_is_object(value))
+                        return jfail(p, err, "expected an object");
+                return json_each_member(value, p, ceiling_member, &policy->ceilings, err);
+        }
+        if (strcmp(key, "devices") == 0)
+                return parse_devices(value, p, policy, err);
+        return jfail(p, err, "unknown setting");
+}
+
+int operator_policy_parse_floor(json_val v, const char *path, struct operator_policy *policy,
                                 struct sb_error *err)
 {
-        if (!YAJL_IS_OBJECT(v))
-                return sb_fail(err, 0, "policy %s: floor: expected an object", path);
-        for (size_t i = 0; i < v->u.object.len; i++) {
-                const char *key = v->u.object.keys[i];
-                yajl_val value = v->u.object.values[i];
+        struct jpath p;
+        int r;
 
-                if (strcmp(key, "profile") == 0) {
-                        const struct floor_profile *p =
-                                YAJL_IS_STRING(value) ?
-                                        policy_profile_by_name(YAJL_GET_STRING(value)) :
-                                        NULL;
-                        if (p == NULL)
-                                return sb_fail(err, 0,
-                                               "policy %s: floor.profile: expected "
-                                               "\"standard\" or \"strict\"",
-                                               path);
-                        policy->profile = p->id;
-                } else if (strcmp(key, "ceilings") == 0) {
-                        if (parse_ceilings(value, path, &policy->ceilings, err) < 0)
-                                return -1;
-                } else if (strcmp(key, "devices") == 0) {
-                        if (parse_devices(value, path, policy, err) < 0)
-                                return -1;
-                } else {
-                        return sb_fail(err, 0, "policy %s: floor.%s: unknown setting", path, key);
-                }
-        }
-        return 0;
+        jpath_init(&p);
+        jpath_key(&p, "floor");
+        r = json_is_object(v) ? json_each_member(v, &p, floor_member, policy, err) :
+                                jfail(&p, err, "expected an object");
+        return r < 0 ? sb_error_prefix(err, "policy %s", path) : 0;
 }

@@ -1,6 +1,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "oci/json_write.h"
 #include "oci/state.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/commands.h"
@@ -58,7 +59,8 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        bool json = false, quiet = false, first = true;
+        bool json = false, quiet = false;
+        _cleanup_jw_ struct json_writer *w = NULL;
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
         int opt;
@@ -89,11 +91,15 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
         dir = opendir(global->root);
         if (dir == NULL && errno != ENOENT)
                 return sb_fail(err, errno, "open state root %s", global->root), 1;
-        if (json)
-                printf("[");
-        else if (!quiet)
+        if (json) {
+                w = jw_new(NULL, err);
+                if (w == NULL)
+                        return 1;
+                jw_array_begin(w);
+        } else if (!quiet) {
                 printf("%-12s %-10s %-10s %-40s %-31s %s\n", "ID", "PID", "STATUS", "BUNDLE",
                        "CREATED", "OWNER");
+        }
         while (dir != NULL && (de = readdir(dir)) != NULL) {
                 if (de->d_name[0] == '.')
                         continue;
@@ -101,21 +107,21 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
                 if (s == NULL)
                         continue;
                 if (json) {
-                        _cleanup_free_ char *doc = oci_state_to_json(s, false, err);
-                        if (doc == NULL) {
+                        if (oci_state_write(w, s, err) < 0) {
                                 oci_state_free(s);
                                 return 1;
                         }
-                        printf("%s%s", first ? "" : ",", doc);
                 } else if (quiet) {
                         printf("%s\n", s->id);
                 } else {
                         print_row(s);
                 }
-                first = false;
                 oci_state_free(s);
         }
-        if (json)
-                printf("]\n");
+        if (json) {
+                jw_array_end(w);
+                if (jw_print(w, stdout, err) < 0)
+                        return 1;
+        }
         return 0;
 }

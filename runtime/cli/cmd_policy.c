@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/cgroup/cgroup_root.h"
+#include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/commands.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 
 struct policy_opts {
         const char *bundle;
@@ -64,29 +64,6 @@ static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts
         if (optind < argc)
                 return sb_fail(err, 0, "policy %s: unexpected argument \"%s\"", sub, argv[optind]);
         return 0;
-}
-
-static void gen_str(yajl_gen g, const char *s)
-{
-        yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void gen_kv(yajl_gen g, const char *k, const char *v)
-{
-        gen_str(g, k);
-        if (v == NULL)
-                yajl_gen_null(g);
-        else
-                gen_str(g, v);
-}
-
-static void print_gen(yajl_gen g)
-{
-        const unsigned char *buf = NULL;
-        size_t len = 0;
-        yajl_gen_get_buf(g, &buf, &len);
-        fwrite(buf, 1, len, stdout);
-        fputc('\n', stdout);
 }
 
 /* The enforcement setting, and what it means on this host. */
@@ -169,33 +146,33 @@ static int show(const struct global_options *global, struct sb_error *err)
         return 0;
 }
 
-static void explain_json(const char *profile, const char *source, const struct floor_report *r)
+static int explain_json(const char *profile, const char *source, const struct floor_report *r,
+                        struct sb_error *err)
 {
-        yajl_gen g = yajl_gen_alloc(NULL);
+        _cleanup_jw_ struct json_writer *w = jw_new(NULL, err);
         size_t refused = 0;
 
-        yajl_gen_map_open(g);
-        gen_kv(g, "profile", profile);
-        gen_kv(g, "policy", source);
-        gen_str(g, "changes");
-        yajl_gen_array_open(g);
+        if (w == NULL)
+                return -1;
+        jw_object_begin(w);
+        jw_kv_string(w, "profile", profile);
+        jw_kv_string(w, "policy", source);
+        jw_kv_array_begin(w, "changes");
         for (size_t i = 0; i < r->n; i++) {
                 const struct floor_change *c = &r->changes[i];
                 refused += c->action == FLOOR_REFUSED;
-                yajl_gen_map_open(g);
-                gen_kv(g, "field", c->field);
-                gen_kv(g, "action", floor_action_name(c->action));
-                gen_kv(g, "requested", c->requested);
-                gen_kv(g, "effective", c->effective);
-                gen_kv(g, "rule", c->rule);
-                yajl_gen_map_close(g);
+                jw_object_begin(w);
+                jw_kv_string(w, "field", c->field);
+                jw_kv_string(w, "action", floor_action_name(c->action));
+                jw_kv_string(w, "requested", c->requested);
+                jw_kv_string(w, "effective", c->effective);
+                jw_kv_string(w, "rule", c->rule);
+                jw_object_end(w);
         }
-        yajl_gen_array_close(g);
-        gen_str(g, "allowed");
-        yajl_gen_bool(g, refused == 0);
-        yajl_gen_map_close(g);
-        print_gen(g);
-        yajl_gen_free(g);
+        jw_array_end(w);
+        jw_kv_bool(w, "allowed", refused == 0);
+        jw_object_end(w);
+        return jw_print(w, stdout, err);
 }
 
 static void explain_text(const char *profile, const char *source, const struct floor_report *r)
@@ -241,7 +218,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         if (ret == 0)
                 ret = explain_runtime(&policy, config, &report, err);
         if (ret == 0 && o->json)
-                explain_json(policy_profile_get(profile)->name, policy.source, &report);
+                ret = explain_json(policy_profile_get(profile)->name, policy.source, &report, err);
         else if (ret == 0)
                 explain_text(policy_profile_get(profile)->name, policy.source, &report);
         bind_sources_release(&binds);

@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "oci/json_write.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cli/cli.h"
@@ -21,12 +22,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void print_json(const pid_t *pids, size_t n)
+static int print_json(const pid_t *pids, size_t n, struct sb_error *err)
 {
-        printf("[");
+        _cleanup_jw_ struct json_writer *w = jw_new(NULL, err);
+
+        if (w == NULL)
+                return -1;
+        jw_array_begin(w);
         for (size_t i = 0; i < n; i++)
-                printf("%s%d", i ? "," : "", (int)pids[i]);
-        printf("]\n");
+                jw_int(w, pids[i]);
+        jw_array_end(w);
+        return jw_print(w, stdout, err);
 }
 
 /* The host's ps, run without a shell; its whole output. */
@@ -175,9 +181,10 @@ int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb
         if (container_cgroup_open(state, "ps", &cg, err) < 0 ||
             cgroup_pids(&cg, &pids, &n, err) < 0)
                 goto out;
-        if (strcmp(format, "json") == 0)
-                print_json(pids, n);
-        else if (print_table(pids, n, ps_args, n_ps_args, err) < 0)
+        if (strcmp(format, "json") == 0) {
+                if (print_json(pids, n, err) < 0)
+                        goto out;
+        } else if (print_table(pids, n, ps_args, n_ps_args, err) < 0)
                 goto out;
         ret = 0;
 out:

@@ -5,7 +5,7 @@
 #include "common/fs_util.h"
 #include "common/log.h"
 #include "oci/config.h"
-#include "oci/json_util.h"
+#include "oci/json_read.h"
 #include "runtime/container/console.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/init/handshake.h"
@@ -162,7 +162,7 @@ int create_read_child_pid(struct create_ctx *c, struct sb_error *err)
         size_t len = 0;
         _cleanup_free_ char *info = read_all_nonblocking(c->info_read, &len);
         struct sb_error ignored = { 0 };
-        _cleanup_json_tree_ yajl_val doc = info ? json_parse(info, len, &ignored) : NULL;
+        _cleanup_json_tree_ json_val doc = info ? json_parse(info, len, &ignored) : NULL;
         struct jpath path;
         int64_t pid = 0;
         int found;

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "oci/json_write.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/container/state_dir.h"
@@ -69,17 +70,21 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err)
 {
-        char text[128];
-        int n = snprintf(text, sizeof(text),
-                         "{\"verdict\": \"%s\", \"exit_code\": %d, \"signal\": %d}\n",
-                         verdict_name(v->kind), v->exit_code, v->signal);
-        _cleanup_close_ int fd =
-                open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        _cleanup_jw_ struct json_writer *w = jw_new(NULL, err);
+        _cleanup_close_ int fd = -1;
 
+        if (w == NULL)
+                return -1;
+        jw_object_begin(w);
+        jw_kv_string(w, "verdict", verdict_name(v->kind));
+        jw_kv_int(w, "exit_code", v->exit_code);
+        jw_kv_int(w, "signal", v->signal);
+        jw_object_end(w);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0)
                 return sb_fail(err, errno, "--verdict-file: create %s", path);
-        if (sb_write_all(fd, text, (size_t)n) < 0)
-                return sb_fail(err, errno, "--verdict-file: write %s", path);
+        if (jw_write_fd(w, fd, err) < 0)
+                return sb_error_prefix(err, "--verdict-file: write %s", path);
         return 0;
 }
 

@@ -5,12 +5,10 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fd_passing.h"
-#include "common/json_escape.h"
+#include "oci/json_write.h"
 #include "oci/state.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -34,28 +32,25 @@ int seccomp_notify_connect(const char *listener_path, struct sb_error *err)
         return SB_STEAL_FD(fd);
 }
 
+/* The runtime-spec's containerProcessState, in its member order. */
 char *seccomp_notify_state_json(const struct oci_state *state, const char *metadata,
                                 struct sb_error *err)
 {
-        _cleanup_free_ char *inner = oci_state_to_json(state, false, err);
-        _cleanup_free_ char *meta = metadata ? sb_json_escape(metadata) : NULL;
-        char *out = NULL;
+        _cleanup_jw_ struct json_writer *w = jw_new(NULL, err);
 
-        if (inner == NULL)
+        if (w == NULL)
                 return NULL;
-        if (metadata != NULL && meta == NULL) {
-                sb_fail(err, ENOMEM, "linux.seccomp.listenerMetadata");
+        jw_object_begin(w);
+        jw_kv_string(w, "ociVersion", SBRUN_OCI_VERSION);
+        jw_kv_strv(w, "fds", (const char *const[]){ "seccompFd", NULL });
+        jw_kv_int(w, "pid", state->pid);
+        if (metadata != NULL)
+                jw_kv_string(w, "metadata", metadata);
+        jw_key(w, "state");
+        if (oci_state_write(w, state, err) < 0)
                 return NULL;
-        }
-        if (asprintf(
-                    &out,
-                    "{\"ociVersion\":\"%s\",\"fds\":[\"seccompFd\"],\"pid\":%d,%s%s%s\"state\":%s}",
-                    SBRUN_OCI_VERSION, state->pid, meta ? "\"metadata\":\"" : "", meta ? meta : "",
-                    meta ? "\"," : "", inner) < 0) {
-                sb_fail(err, ENOMEM, "seccomp listener state");
-                return NULL;
-        }
-        return out;
+        jw_object_end(w);
+        return jw_to_string(w, err);
 }
 
 int seccomp_notify_hand_over(int channel, int listener_sock, const char *state_json,

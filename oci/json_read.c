@@ -1,11 +1,14 @@
+/* The JSON reader (oci/json_read.h): yajl builds the tree, this file checks
+ * what yajl would let through and converts values with path-naming errors. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf */
 #endif
-#include "oci/json_util.h"
+#include "oci/json_read.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/json_escape.h"
+#include "common/strv.h"
 #include "oci/config.h"
 
 #include <errno.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yajl/yajl_tree.h>
 
 /* One pass over the raw text before yajl builds the tree. Refuses nesting
  * that would overflow yajl_tree_free's recursion, and \u0000 escapes: the
@@ -199,6 +203,23 @@ yajl_val json_member(yajl_val obj, const char *key)
         return NULL;
 }
 
+int json_each_member(yajl_val obj, struct jpath *p,
+                     int (*fn)(const char *key, yajl_val value, struct jpath *p, void *ctx,
+                               struct sb_error *err),
+                     void *ctx, struct sb_error *err)
+{
+        for (size_t i = 0; i < json_object_len(obj); i++) {
+                const char *key = obj->u.object.keys[i];
+                size_t saved = jpath_key(p, key);
+                int r = fn(key, obj->u.object.values[i], p, ctx, err);
+
+                jpath_pop(p, saved);
+                if (r < 0)
+                        return -1;
+        }
+        return 0;
+}
+
 int json_to_string(yajl_val v, const struct jpath *p, char **out, struct sb_error *err)
 {
         char *s;
@@ -284,19 +305,31 @@ int json_check_array(yajl_val v, const struct jpath *p, struct sb_error *err)
         return YAJL_IS_ARRAY(v) ? 0 : jfail_type(p, v, "an array", err);
 }
 
+/* Every json_get_* is "find the member, point the path at it, convert":
+ * member_enter does the first two (returning NULL when the member is
+ * absent), member_leave pops the path and maps the result to -1 / 1. */
+static yajl_val member_enter(yajl_val obj, const char *key, struct jpath *p, size_t *saved)
+{
+        yajl_val v = json_member(obj, key);
+
+        if (v != NULL)
+                *saved = jpath_key(p, key);
+        return v;
+}
+
+static int member_leave(struct jpath *p, size_t saved, int r)
+{
+        jpath_pop(p, saved);
+        return r < 0 ? -1 : 1;
+}
+
 int json_get_string(yajl_val obj, const char *key, struct jpath *p, char **out,
                     struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
-        if (v == NULL)
-                return 0;
-        saved = jpath_key(p, key);
-        r = json_to_string(v, p, out, err);
-        jpath_pop(p, saved);
-        return r < 0 ? -1 : 1;
+        return v == NULL ? 0 : member_leave(p, saved, json_to_string(v, p, out, err));
 }
 
 int json_require_string(yajl_val obj, const char *key, struct jpath *p, char **out,
@@ -320,51 +353,34 @@ int json_fail_required(struct jpath *p, const char *key, struct sb_error *err)
 
 int json_get_bool(yajl_val obj, const char *key, struct jpath *p, bool *out, struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
-        if (v == NULL)
-                return 0;
-        saved = jpath_key(p, key);
-        r = json_to_bool(v, p, out, err);
-        jpath_pop(p, saved);
-        return r < 0 ? -1 : 1;
+        return v == NULL ? 0 : member_leave(p, saved, json_to_bool(v, p, out, err));
 }
 
 int json_get_int(yajl_val obj, const char *key, struct jpath *p, int64_t min, int64_t max,
                  int64_t *out, struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
-        if (v == NULL)
-                return 0;
-        saved = jpath_key(p, key);
-        r = json_to_int(v, p, min, max, out, err);
-        jpath_pop(p, saved);
-        return r < 0 ? -1 : 1;
+        return v == NULL ? 0 : member_leave(p, saved, json_to_int(v, p, min, max, out, err));
 }
 
 int json_get_uint(yajl_val obj, const char *key, struct jpath *p, uint64_t max, uint64_t *out,
                   struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
-        if (v == NULL)
-                return 0;
-        saved = jpath_key(p, key);
-        r = json_to_uint(v, p, max, out, err);
-        jpath_pop(p, saved);
-        return r < 0 ? -1 : 1;
+        return v == NULL ? 0 : member_leave(p, saved, json_to_uint(v, p, max, out, err));
 }
 
+/* The sized getters: json_get_int / json_get_uint with their type's range. */
 int json_get_i32(yajl_val obj, const char *key, struct jpath *p, int32_t *out, struct sb_error *err)
 {
-        int64_t v;
+        int64_t v = 0;
         int r = json_get_int(obj, key, p, INT32_MIN, INT32_MAX, &v, err);
 
         if (r > 0)
@@ -380,7 +396,7 @@ int json_get_i64(yajl_val obj, const char *key, struct jpath *p, int64_t *out, s
 int json_get_u16(yajl_val obj, const char *key, struct jpath *p, uint16_t *out,
                  struct sb_error *err)
 {
-        uint64_t v;
+        uint64_t v = 0;
         int r = json_get_uint(obj, key, p, UINT16_MAX, &v, err);
 
         if (r > 0)
@@ -391,7 +407,7 @@ int json_get_u16(yajl_val obj, const char *key, struct jpath *p, uint16_t *out,
 int json_get_u32(yajl_val obj, const char *key, struct jpath *p, uint32_t *out,
                  struct sb_error *err)
 {
-        uint64_t v;
+        uint64_t v = 0;
         int r = json_get_uint(obj, key, p, UINT32_MAX, &v, err);
 
         if (r > 0)
@@ -408,16 +424,12 @@ int json_get_u64(yajl_val obj, const char *key, struct jpath *p, uint64_t *out,
 int json_get_object(yajl_val obj, const char *key, struct jpath *p, yajl_val *out,
                     struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
         if (v == NULL)
                 return 0;
-        saved = jpath_key(p, key);
-        r = json_check_object(v, p, err);
-        jpath_pop(p, saved);
-        if (r < 0)
+        if (member_leave(p, saved, json_check_object(v, p, err)) < 0)
                 return -1;
         *out = v;
         return 1;
@@ -426,28 +438,15 @@ int json_get_object(yajl_val obj, const char *key, struct jpath *p, yajl_val *ou
 int json_get_array(yajl_val obj, const char *key, struct jpath *p, yajl_val *out,
                    struct sb_error *err)
 {
-        yajl_val v = json_member(obj, key);
-        size_t saved;
-        int r;
+        size_t saved = 0;
+        yajl_val v = member_enter(obj, key, p, &saved);
 
         if (v == NULL)
                 return 0;
-        saved = jpath_key(p, key);
-        r = json_check_array(v, p, err);
-        jpath_pop(p, saved);
-        if (r < 0)
+        if (member_leave(p, saved, json_check_array(v, p, err)) < 0)
                 return -1;
         *out = v;
         return 1;
-}
-
-void strv_free_n(char **v, size_t n)
-{
-        if (v == NULL)
-                return;
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
 }
 
 int json_get_strv(yajl_val obj, const char *key, struct jpath *p, char ***out, size_t *n,
@@ -478,17 +477,6 @@ int json_get_strv(yajl_val obj, const char *key, struct jpath *p, char ***out, s
         *out = v;
         *n = len;
         return 1;
-}
-
-void oci_kv_free(struct oci_kv *kv, size_t n)
-{
-        if (kv == NULL)
-                return;
-        for (size_t i = 0; i < n; i++) {
-                free(kv[i].key);
-                free(kv[i].value);
-        }
-        free(kv);
 }
 
 static struct oci_kv *kv_find(struct oci_kv *kv, size_t n, const char *key)
@@ -548,126 +536,87 @@ int json_get_string_map(yajl_val obj, const char *key, struct jpath *p, struct o
         return 1;
 }
 
-bool json_is_absolute_path(const char *s)
+void json_free(yajl_val v)
 {
-        return s != NULL && s[0] == '/';
+        if (v != NULL)
+                yajl_tree_free(v);
 }
 
-int jgen_init(struct jgen *j, bool pretty, struct sb_error *err)
+bool json_is_object(yajl_val v)
 {
-        j->status = yajl_gen_status_ok;
-        j->g = yajl_gen_alloc(NULL);
-        if (j->g == NULL)
-                return sb_fail(err, ENOMEM, "allocating JSON generator");
-        if (pretty) {
-                yajl_gen_config(j->g, yajl_gen_beautify, 1);
-                yajl_gen_config(j->g, yajl_gen_indent_string, "  ");
-        }
-        return 0;
+        return v != NULL && YAJL_IS_OBJECT(v);
 }
 
-#define JGEN_CALL(j, call)                             \
-        do {                                           \
-                if ((j)->status == yajl_gen_status_ok) \
-                        (j)->status = (call);          \
-        } while (0)
-
-void jgen_map_open(struct jgen *j)
+bool json_is_array(yajl_val v)
 {
-        JGEN_CALL(j, yajl_gen_map_open(j->g));
+        return v != NULL && YAJL_IS_ARRAY(v);
 }
 
-void jgen_map_close(struct jgen *j)
+bool json_is_string(yajl_val v)
 {
-        JGEN_CALL(j, yajl_gen_map_close(j->g));
+        return v != NULL && YAJL_IS_STRING(v);
 }
 
-void jgen_key(struct jgen *j, const char *key)
+bool json_is_number(yajl_val v)
 {
-        JGEN_CALL(j, yajl_gen_string(j->g, (const unsigned char *)key, strlen(key)));
+        return v != NULL && YAJL_IS_NUMBER(v);
 }
 
-void jgen_string(struct jgen *j, const char *s)
+bool json_is_true(yajl_val v)
 {
-        if (s == NULL)
-                JGEN_CALL(j, yajl_gen_null(j->g));
-        else
-                JGEN_CALL(j, yajl_gen_string(j->g, (const unsigned char *)s, strlen(s)));
+        return v != NULL && YAJL_IS_TRUE(v);
 }
 
-void jgen_int(struct jgen *j, long long v)
+bool json_is_false(yajl_val v)
 {
-        JGEN_CALL(j, yajl_gen_integer(j->g, v));
+        return v != NULL && YAJL_IS_FALSE(v);
 }
 
-/* yajl_gen_integer takes a long long; large unsigned values go as text. */
-void jgen_uint(struct jgen *j, uint64_t v)
+size_t json_object_len(yajl_val obj)
 {
-        char buf[32];
-        int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
-
-        JGEN_CALL(j, yajl_gen_number(j->g, buf, (size_t)n));
+        return json_is_object(obj) ? obj->u.object.len : 0;
 }
 
-void jgen_bool(struct jgen *j, bool v)
+const char *json_object_key(yajl_val obj, size_t i)
 {
-        JGEN_CALL(j, yajl_gen_bool(j->g, v));
+        return i < json_object_len(obj) ? obj->u.object.keys[i] : NULL;
 }
 
-void jgen_kv_string(struct jgen *j, const char *key, const char *s)
+yajl_val json_object_value(yajl_val obj, size_t i)
 {
-        jgen_key(j, key);
-        jgen_string(j, s);
+        return i < json_object_len(obj) ? obj->u.object.values[i] : NULL;
 }
 
-void jgen_kv_int(struct jgen *j, const char *key, long long v)
+size_t json_array_len(yajl_val arr)
 {
-        jgen_key(j, key);
-        jgen_int(j, v);
+        return json_is_array(arr) ? arr->u.array.len : 0;
 }
 
-void jgen_kv_uint(struct jgen *j, const char *key, uint64_t v)
+yajl_val json_array_at(yajl_val arr, size_t i)
 {
-        jgen_key(j, key);
-        jgen_uint(j, v);
+        return i < json_array_len(arr) ? arr->u.array.values[i] : NULL;
 }
 
-void jgen_kv_bool(struct jgen *j, const char *key, bool v)
+const char *json_string_value(yajl_val v)
 {
-        jgen_key(j, key);
-        jgen_bool(j, v);
+        return json_is_string(v) ? v->u.string : NULL;
 }
 
-void jgen_free(struct jgen *j)
+const char *json_number_text(yajl_val v)
 {
-        if (j->g != NULL)
-                yajl_gen_free(j->g);
-        j->g = NULL;
+        return json_is_number(v) ? v->u.number.r : NULL;
 }
 
-char *jgen_finish(struct jgen *j, struct sb_error *err)
+bool json_integer_value(yajl_val v, int64_t *out)
 {
-        const unsigned char *buf = NULL;
-        size_t len = 0;
-        char *out = NULL;
+        long long n;
 
-        if (j->status == yajl_gen_status_ok)
-                j->status = yajl_gen_get_buf(j->g, &buf, &len);
-        if (j->status != yajl_gen_status_ok) {
-                sb_fail(err, 0, "generating JSON failed (yajl_gen status %d)", (int)j->status);
-        } else {
-                out = malloc(len + 1);
-                if (out == NULL) {
-                        sb_fail(err, ENOMEM, "generating JSON");
-                } else {
-                        /* yajl ends a beautified document with a newline;
-                         * Go's MarshalIndent (runc) does not. */
-                        while (len > 0 && buf[len - 1] == '\n')
-                                len--;
-                        memcpy(out, buf, len);
-                        out[len] = '\0';
-                }
-        }
-        jgen_free(j);
-        return out;
+        if (!json_is_number(v) || !is_integer_text(v->u.number.r))
+                return false;
+        errno = 0;
+        n = strtoll(v->u.number.r, NULL, 10);
+        if (errno == ERANGE)
+                return false;
+        *out = n;
+        return true;
 }
