@@ -202,6 +202,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         return ret;
 }
 
+/* Bad usage exits 1, as for every command (runtime/cli/cli_options.h). */
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
         const struct cli_command cmd = { .name = "policy", .usage = USAGE };
@@ -211,15 +212,15 @@ int cmd_policy(const struct global_options *global, int argc, char **argv, struc
         /* The options before the subcommand: only --help. */
         r = cli_parse(&cmd, argc, argv, &next, err);
         if (r != 0)
-                return r < 0 ? -1 : 0;
+                return r < 0 ? 1 : 0;
         if (next >= argc)
-                return sb_fail(err, 0, "policy: expected \"show\" or \"explain\"");
+                return sb_fail(err, 0, "policy: expected \"show\" or \"explain\""), 1;
         const char *sub = argv[next];
         if (strcmp(sub, "show") != 0 && strcmp(sub, "explain") != 0)
-                return sb_fail(err, 0, "policy: unknown subcommand \"%s\" (show, explain)", sub);
+                return sb_fail(err, 0, "policy: unknown subcommand \"%s\" (show, explain)", sub), 1;
         r = parse_opts(sub, argc - next, argv + next, &o, err);
         if (r != 0)
-                return r < 0 ? -1 : 0;
+                return r < 0 ? 1 : 0;
         if (strcmp(sub, "show") == 0)
                 return show(global, err) < 0 ? 1 : 0;
         return explain(global, &o, err) < 0 ? 1 : 0;
