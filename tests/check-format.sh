@@ -1,7 +1,8 @@
 #!/bin/bash
 # check-format.sh: report C files under common/ oci/ spec/ runtime/ hooks/
-# (and tests/) that differ from .clang-format. Reports only: it never
-# rewrites a file. Exit status 1 if any file would change.
+# tests/unit/ and tests/helpers/ that differ from .clang-format. Reports
+# only: it never rewrites a file. Exit status 1 if any file would change, or
+# if there is no clang-format to tell.
 #   tests/check-format.sh            check everything
 #   tests/check-format.sh FILE...    check these files
 set -uo pipefail
@@ -15,7 +16,7 @@ fi
 if [ $# -gt 0 ]; then
         files=("$@")
 else
-        mapfile -t files < <(find common oci spec runtime hooks \
+        mapfile -t files < <(find common oci spec runtime hooks tests/unit tests/helpers \
                 -name '*.[ch]' -type f 2>/dev/null | sort)
 fi
 

@@ -1,9 +1,9 @@
 #include "runtime/cli/cli.h"
 
 #include "common/error.h"
+#include "runtime/cli/cli_options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,26 +36,13 @@ int cli_require_id(const char *command, int argc, char **argv, int optind_, cons
 int cli_parse_id_only(const char *command, int argc, char **argv, const char **id,
                       struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
-        int opt;
+        char usage[128];
+        int next, r;
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-                if (opt == 'h') {
-                        printf("usage: sbrun %s ID\n", command);
-                        return 1;
-                }
-                return sb_fail(err, 0, "%s: unknown option \"%s\"", command, argv[optind - 1]);
-        }
-        return cli_require_id(command, argc, argv, optind, id, err);
-}
-
-void cli_reset_getopt(void)
-{
-        /* optind 0 makes glibc reinitialise its state, needed for a second pass. */
-        optind = 0;
-        opterr = 0;
+        snprintf(usage, sizeof(usage), "usage: sbrun %s ID\n", command);
+        r = cli_parse(&(struct cli_command){ .name = command, .usage = usage }, argc, argv, &next,
+                      err);
+        if (r != 0)
+                return r;
+        return cli_require_id(command, argc, argv, next, id, err);
 }

@@ -13,12 +13,10 @@ int cli_parse_int(const char *option, const char *value, int max, int *out, stru
 int cli_require_id(const char *command, int argc, char **argv, int optind_, const char **id,
                    struct sb_error *err);
 
-/* For a command whose only argument is the container ID (and --help):
+/* For a command whose only argument is the container ID (and --help,
+ * through cli_parse in runtime/cli/cli_options.h):
  * 1 when the usage was printed, 0 with *id set, -1 on a bad command line. */
 int cli_parse_id_only(const char *command, int argc, char **argv, const char **id,
                       struct sb_error *err);
-
-/* Reset getopt before a command parses its own options. */
-void cli_reset_getopt(void);
 
 #endif

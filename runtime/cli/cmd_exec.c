@@ -2,56 +2,34 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/state.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/container/exec_container.h"
 #include "runtime/container/exec_process.h"
 #include "runtime/container/state_dir.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-enum {
-        OPT_PID_FILE = 256,
-        OPT_CONSOLE_SOCKET,
-        OPT_PRESERVE_FDS,
-        OPT_NO_NEW_PRIVS,
-        OPT_PROCESS_LABEL,
-        OPT_APPARMOR,
-        OPT_IGNORE_PAUSED,
-        OPT_CGROUP,
-};
+#define USAGE                                                                                    \
+        "usage: sbrun exec [options] ID COMMAND [ARGS...]\n"                                     \
+        "       sbrun exec [options] --process FILE ID\n"                                        \
+        "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n" \
+        "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"     \
+        "         --console-socket PATH\n"
 
-static const struct option options[] = {
-        { "process", required_argument, NULL, 'p' },
-        { "cwd", required_argument, NULL, 'w' },
-        { "env", required_argument, NULL, 'e' },
-        { "tty", no_argument, NULL, 't' },
-        { "user", required_argument, NULL, 'u' },
-        { "additional-gids", required_argument, NULL, 'g' },
-        { "cap", required_argument, NULL, 'c' },
-        { "detach", no_argument, NULL, 'd' },
-        { "pid-file", required_argument, NULL, OPT_PID_FILE },
-        { "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
-        { "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
-        { "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
-        { "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
-        { "apparmor", required_argument, NULL, OPT_APPARMOR },
-        { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
-        { "cgroup", required_argument, NULL, OPT_CGROUP },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-};
-
-static void usage(void)
+/* --env, --additional-gids, --cap: each occurrence adds one. */
+static int add_value(const struct cli_option *opt, const char *value, struct sb_error *err)
 {
-        printf("usage: sbrun exec [options] ID COMMAND [ARGS...]\n"
-               "       sbrun exec [options] --process FILE ID\n"
-               "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n"
-               "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"
-               "         --console-socket PATH\n");
+        strv_add(opt->to.data, value);
+        return 0;
+}
+
+/* runc's options this host or sbrun cannot honour: refused, not ignored. */
+static int refuse(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        return sb_fail(err, 0, "--%s: %s", opt->name, (const char *)opt->to.data);
 }
 
 /* The container's config.json is the base of an exec without --process,
@@ -83,77 +61,45 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
         struct exec_options opts = { 0 };
         const char *process_file = NULL;
         struct oci_process *process;
-        int opt, status = 1;
+        bool ignore_paused = false; /* accepted for runc's command line, unused */
+        int next, status = 1;
+        const struct cli_option options[] = {
+                { "process", 'p', CLI_STRING, .to.string = &process_file },
+                { "cwd", 'w', CLI_STRING, .to.string = &o.cwd },
+                { "env", 'e', CLI_CALL_ARG, .to.data = &o.env, .call = add_value },
+                { "tty", 't', CLI_FLAG, .to.flag = &o.tty },
+                { "user", 'u', CLI_STRING, .to.string = &o.user },
+                { "additional-gids", 'g', CLI_CALL_ARG, .to.data = &o.additional_gids,
+                  .call = add_value },
+                { "cap", 'c', CLI_CALL_ARG, .to.data = &o.caps, .call = add_value },
+                { "detach", 'd', CLI_FLAG, .to.flag = &opts.detach },
+                { "pid-file", 0, CLI_STRING, .to.string = &opts.pid_file },
+                { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket },
+                { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000 },
+                { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs },
+                { "process-label", 0, CLI_CALL_ARG,
+                  .to.data = "SELinux is not enabled on this host", .call = refuse },
+                { "apparmor", 0, CLI_CALL_ARG, .to.data = "AppArmor is not enabled on this host",
+                  .call = refuse },
+                { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused },
+                { "cgroup", 0, CLI_CALL_ARG,
+                  .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse },
+                { NULL },
+        };
+        const struct cli_command cmd = { .name = "exec", .usage = USAGE, .options = options };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+p:w:e:tu:g:c:dh", options, NULL)) != -1) {
-                switch (opt) {
-                case 'p':
-                        process_file = optarg;
-                        break;
-                case 'w':
-                        o.cwd = optarg;
-                        break;
-                case 'e':
-                        strv_add(&o.env, optarg);
-                        break;
-                case 't':
-                        o.tty = true;
-                        break;
-                case 'u':
-                        o.user = optarg;
-                        break;
-                case 'g':
-                        strv_add(&o.additional_gids, optarg);
-                        break;
-                case 'c':
-                        strv_add(&o.caps, optarg);
-                        break;
-                case 'd':
-                        opts.detach = true;
-                        break;
-                case OPT_PID_FILE:
-                        opts.pid_file = optarg;
-                        break;
-                case OPT_CONSOLE_SOCKET:
-                        opts.console_socket = optarg;
-                        break;
-                case OPT_PRESERVE_FDS:
-                        if (cli_parse_int("--preserve-fds", optarg, 1000, &opts.preserve_fds, err) <
-                            0)
-                                goto out;
-                        break;
-                case OPT_NO_NEW_PRIVS:
-                        o.no_new_privs = true;
-                        break;
-                case OPT_PROCESS_LABEL:
-                        sb_fail(err, 0, "--process-label: SELinux is not enabled on this host");
-                        goto out;
-                case OPT_APPARMOR:
-                        sb_fail(err, 0, "--apparmor: AppArmor is not enabled on this host");
-                        goto out;
-                case OPT_IGNORE_PAUSED:
-                        break;
-                case OPT_CGROUP:
-                        sb_fail(err, 0,
-                                "--cgroup: sub-cgroups for exec are not supported by sbrun");
-                        goto out;
-                case 'h':
-                        usage();
-                        status = 0;
-                        goto out;
-                default:
-                        sb_fail(err, 0, "exec: unknown option \"%s\"", argv[optind - 1]);
-                        goto out;
-                }
+        if (r != 0) {
+                status = r < 0 ? 1 : 0;
+                goto out;
         }
-        if (optind >= argc) {
+        if (next >= argc) {
                 sb_fail(err, 0, "exec: container ID is required");
                 goto out;
         }
-        opts.id = argv[optind++];
-        o.args = argv + optind;
-        o.n_args = (size_t)(argc - optind);
+        opts.id = argv[next++];
+        o.args = argv + next;
+        o.n_args = (size_t)(argc - next);
         if (o.env.failed || o.caps.failed || o.additional_gids.failed) {
                 sb_fail(err, ENOMEM, "exec options");
                 goto out;

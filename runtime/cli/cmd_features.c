@@ -7,11 +7,10 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/features.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -119,31 +118,19 @@ static void fill_namespaces(const char **out)
         out[n] = NULL;
 }
 
-static void usage(FILE *out)
-{
-        fputs("usage: sbrun features\n\n"
-              "Print the runtime-spec features document of this build as JSON.\n",
-              out);
-}
-
 static int parse_options(int argc, char **argv, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
+        const struct cli_command cmd = {
+                .name = "features",
+                .usage = "usage: sbrun features\n\n"
+                         "Print the runtime-spec features document of this build as JSON.\n",
         };
-        int c;
+        int next, r = cli_parse(&cmd, argc, argv, &next, err);
 
-        cli_reset_getopt();
-        while ((c = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
-                if (c == 'h') {
-                        usage(stdout);
-                        return 1;
-                }
-                return sb_fail(err, 0, "features: unknown option \"%s\"", argv[optind - 1]);
-        }
-        if (optind < argc)
-                return sb_fail(err, 0, "features: unexpected argument \"%s\"", argv[optind]);
+        if (r != 0)
+                return r;
+        if (next < argc)
+                return sb_fail(err, 0, "features: unexpected argument \"%s\"", argv[next]);
         return 0;
 }
 

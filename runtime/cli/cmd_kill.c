@@ -2,7 +2,7 @@
 #include "common/error.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/container_procs.h"
@@ -10,7 +10,6 @@
 #include "runtime/container/state_dir.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,37 +32,32 @@ static int signal_cgroup(const struct oci_state *state, int signo, struct sb_err
 
 int cmd_kill(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "all", no_argument, NULL, 'a' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         _cleanup_close_ int pidfd = -1;
         struct oci_state *state = NULL;
         bool all = false;
         int signo = SIGTERM;
-        int opt, ret = 1;
+        int next, ret = 1;
+        const struct cli_option options[] = {
+                { "all", 'a', CLI_FLAG, .to.flag = &all },
+                { NULL },
+        };
+        const struct cli_command cmd = {
+                .name = "kill",
+                .usage = "usage: sbrun kill [--all] ID [SIGNAL]\n",
+                .options = options,
+        };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+ah", options, NULL)) != -1) {
-                if (opt == 'a') {
-                        all = true;
-                        continue;
-                }
-                if (opt == 'h') {
-                        printf("usage: sbrun kill [--all] ID [SIGNAL]\n");
-                        return 0;
-                }
-                return sb_fail(err, 0, "kill: unknown option \"%s\"", argv[optind - 1]), 1;
-        }
-        if (optind >= argc)
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        if (next >= argc)
                 return sb_fail(err, 0, "kill: container ID is required"), 1;
-        if (argc - optind > 2)
+        if (argc - next > 2)
                 return sb_fail(err, 0, "kill: expected ID [SIGNAL]"), 1;
-        if (argc - optind == 2 && signal_parse(argv[optind + 1], &signo, err) < 0)
+        if (argc - next == 2 && signal_parse(argv[next + 1], &signo, err) < 0)
                 return 1;
-        state = state_dir_open_state(global->root, argv[optind], &sd, err);
+        state = state_dir_open_state(global->root, argv[next], &sd, err);
         if (state == NULL)
                 return 1;
         pidfd = container_pidfd(state, err);

@@ -3,7 +3,7 @@
 #include "common/fs_util.h"
 #include "oci/json_write.h"
 #include "oci/state.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,42 +50,39 @@ static void print_row(const struct oci_state *s)
                s->owner && *s->owner ? s->owner : "root");
 }
 
+/* --format table|json: json sets the flag. */
+static int parse_format(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        bool *json = opt->to.data;
+
+        if (strcmp(value, "json") == 0)
+                *json = true;
+        else if (strcmp(value, "table") != 0)
+                return sb_fail(err, 0, "list: --format: unknown format \"%s\"", value);
+        return 0;
+}
+
 int cmd_list(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "format", required_argument, NULL, 'f' },
-                { "quiet", no_argument, NULL, 'q' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
         bool json = false, quiet = false;
         _cleanup_jw_ struct json_writer *w = NULL;
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
-        int opt;
+        const struct cli_option options[] = {
+                { "format", 'f', CLI_CALL_ARG, .to.data = &json, .call = parse_format },
+                { "quiet", 'q', CLI_FLAG, .to.flag = &quiet },
+                { NULL },
+        };
+        const struct cli_command cmd = {
+                .name = "list",
+                .usage = "usage: sbrun list [--format table|json] [--quiet]\n",
+                .options = options,
+        };
+        int next, r = cli_parse(&cmd, argc, argv, &next, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+f:qh", options, NULL)) != -1) {
-                switch (opt) {
-                case 'f':
-                        if (strcmp(optarg, "json") == 0)
-                                json = true;
-                        else if (strcmp(optarg, "table") != 0)
-                                return sb_fail(err, 0, "list: --format: unknown format \"%s\"",
-                                               optarg),
-                                       1;
-                        break;
-                case 'q':
-                        quiet = true;
-                        break;
-                case 'h':
-                        printf("usage: sbrun list [--format table|json] [--quiet]\n");
-                        return 0;
-                default:
-                        return sb_fail(err, 0, "list: unknown option \"%s\"", argv[optind - 1]), 1;
-                }
-        }
-        if (optind < argc)
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        if (next < argc)
                 return sb_fail(err, 0, "list: takes no arguments"), 1;
         dir = opendir(global->root);
         if (dir == NULL && errno != ENOENT)

@@ -9,14 +9,13 @@
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,45 +23,47 @@
 #include <string.h>
 
 struct policy_opts {
+        const char *sub; /* "show" or "explain" */
         const char *bundle;
         bool json;
 };
 
+#define USAGE                        \
+        "usage: sbrun policy show\n" \
+        "       sbrun policy explain [--bundle DIR] [--format text|json]\n"
+
+static int parse_format(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        struct policy_opts *o = opt->to.data;
+
+        if (strcmp(value, "json") != 0 && strcmp(value, "text") != 0)
+                return sb_fail(err, 0, "policy %s: --format: \"%s\" is not text or json", o->sub,
+                               value);
+        o->json = strcmp(value, "json") == 0;
+        return 0;
+}
+
+/* 1 after --help, 0 to go on, -1 on a bad command line. */
 static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts *o,
                       struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "bundle", required_argument, NULL, 'b' },
-                { "format", required_argument, NULL, 'f' },
-                { NULL, 0, NULL, 0 },
+        const struct cli_option options[] = {
+                { "bundle", 'b', CLI_STRING, .to.string = &o->bundle },
+                { "format", 'f', CLI_CALL_ARG, .to.data = o, .call = parse_format },
+                { NULL },
         };
-        int c;
+        char name[64];
+        int next;
 
+        snprintf(name, sizeof(name), "policy %s", sub);
         o->bundle = ".";
-        cli_reset_getopt();
-        while ((c = getopt_long(argc, argv, "+:b:f:", options, NULL)) != -1) {
-                switch (c) {
-                case 'b':
-                        o->bundle = optarg;
-                        break;
-                case 'f':
-                        if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
-                                return sb_fail(err, 0,
-                                               "policy %s: --format: \"%s\" is not text "
-                                               "or json",
-                                               sub, optarg);
-                        o->json = strcmp(optarg, "json") == 0;
-                        break;
-                case ':':
-                        return sb_fail(err, 0, "policy %s: option \"%s\" needs a value", sub,
-                                       argv[optind - 1]);
-                default:
-                        return sb_fail(err, 0, "policy %s: unknown option \"%s\"", sub,
-                                       argv[optind - 1]);
-                }
-        }
-        if (optind < argc)
-                return sb_fail(err, 0, "policy %s: unexpected argument \"%s\"", sub, argv[optind]);
+        o->sub = sub;
+        const struct cli_command cmd = { .name = name, .usage = USAGE, .options = options };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
+        if (r != 0)
+                return r;
+        if (next < argc)
+                return sb_fail(err, 0, "policy %s: unexpected argument \"%s\"", sub, argv[next]);
         return 0;
 }
 
@@ -228,17 +229,25 @@ static int explain(const struct global_options *global, const struct policy_opts
         return ret;
 }
 
+/* Bad usage exits 1, as for every command (runtime/cli/cli_options.h). */
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
+        const struct cli_command cmd = { .name = "policy", .usage = USAGE };
         struct policy_opts o = { 0 };
+        int next, r;
 
-        if (argc < 2)
-                return sb_fail(err, 0, "policy: expected \"show\" or \"explain\"");
-        const char *sub = argv[1];
+        /* The options before the subcommand: only --help. */
+        r = cli_parse(&cmd, argc, argv, &next, err);
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        if (next >= argc)
+                return sb_fail(err, 0, "policy: expected \"show\" or \"explain\""), 1;
+        const char *sub = argv[next];
         if (strcmp(sub, "show") != 0 && strcmp(sub, "explain") != 0)
-                return sb_fail(err, 0, "policy: unknown subcommand \"%s\" (show, explain)", sub);
-        if (parse_opts(sub, argc - 1, argv + 1, &o, err) < 0)
-                return -1;
+                return sb_fail(err, 0, "policy: unknown subcommand \"%s\" (show, explain)", sub), 1;
+        r = parse_opts(sub, argc - next, argv + next, &o, err);
+        if (r != 0)
+                return r < 0 ? 1 : 0;
         if (strcmp(sub, "show") == 0)
                 return show(global, err) < 0 ? 1 : 0;
         return explain(global, &o, err) < 0 ? 1 : 0;

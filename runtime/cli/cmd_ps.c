@@ -8,14 +8,13 @@
 #include "oci/json_write.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/container/state_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,38 +136,33 @@ static int print_table(const pid_t *pids, size_t n, char **args, size_t n_args,
 
 int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "format", required_argument, NULL, 'f' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         _cleanup_free_ pid_t *pids = NULL;
         struct oci_state *state = NULL;
         const char *format = "table";
         size_t n = 0;
-        int opt, ret = 1;
+        int next, ret = 1;
+        const struct cli_option options[] = {
+                { "format", 'f', CLI_STRING, .to.string = &format },
+                { NULL },
+        };
+        const struct cli_command cmd = {
+                .name = "ps",
+                .usage = "usage: sbrun ps [--format table|json] ID [PS-ARGS...]\n",
+                .options = options,
+        };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
 
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+f:h", options, NULL)) != -1) {
-                if (opt == 'f') {
-                        format = optarg;
-                        continue;
-                }
-                if (opt == 'h') {
-                        printf("usage: sbrun ps [--format table|json] ID [PS-ARGS...]\n");
-                        return 0;
-                }
-                return sb_fail(err, 0, "ps: unknown option \"%s\"", argv[optind - 1]), 1;
-        }
+        if (r != 0)
+                return r < 0 ? 1 : 0;
         if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
                 return sb_fail(err, 0, "ps: --format: unknown format \"%s\"", format), 1;
-        if (optind >= argc)
+        if (next >= argc)
                 return sb_fail(err, 0, "ps: container ID is required"), 1;
-        const char *id = argv[optind];
-        char **ps_args = argv + optind + 1;
-        size_t n_ps_args = (size_t)(argc - optind - 1);
+        const char *id = argv[next];
+        char **ps_args = argv + next + 1;
+        size_t n_ps_args = (size_t)(argc - next - 1);
         if (n_ps_args > 0 && strcmp(ps_args[0], "--") == 0) {
                 ps_args++;
                 n_ps_args--;

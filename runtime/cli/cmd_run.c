@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/create_options.h"
 #include "runtime/container/create_container.h"
 #include "runtime/container/deadline_kill.h"
 #include "runtime/container/delete_container.h"
@@ -23,7 +24,6 @@
 #include "runtime/container/wall_clock.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,8 +32,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern const struct option create_long_options[];
 
 struct run_options {
         bool detach, keep;
@@ -77,55 +75,46 @@ static int setup_failed(const struct run_options *o)
         return 1;
 }
 
+/* --timeout: a positive number of seconds. */
+static int parse_timeout(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        int *seconds = opt->to.data;
+
+        if (cli_parse_int("--timeout", value, INT_MAX, seconds, err) < 0)
+                return -1;
+        if (*seconds == 0)
+                return sb_fail(err, 0, "--timeout: must be a positive number of seconds");
+        return 0;
+}
+
 static int parse_options(int argc, char **argv, struct run_options *o, struct create_request *req,
                          struct sb_error *err)
 {
-        struct option options[20];
-        int opt, n = 0;
+        struct cli_option create_options[CREATE_OPTIONS_LEN];
+        bool no_subreaper = false; /* runc's; sbrun is always the subreaper */
+        const struct cli_option options[] = {
+                { "detach", 'd', CLI_FLAG, .to.flag = &o->detach },
+                { "keep", 0, CLI_FLAG, .to.flag = &o->keep },
+                { "no-subreaper", 0, CLI_FLAG, .to.flag = &no_subreaper },
+                { "timeout", 0, CLI_CALL_ARG, .to.data = &req->timeout_seconds,
+                  .call = parse_timeout },
+                { "verdict-file", 0, CLI_STRING, .to.string = &o->verdict_file },
+                { NULL },
+        };
+        int next;
 
-        for (; create_long_options[n].name != NULL; n++)
-                options[n] = create_long_options[n];
-        options[n++] = (struct option){ "detach", no_argument, NULL, 'd' };
-        options[n++] = (struct option){ "keep", no_argument, NULL, 'k' };
-        options[n++] = (struct option){ "no-subreaper", no_argument, NULL, 'S' };
-        options[n++] = (struct option){ "timeout", required_argument, NULL, 'T' };
-        options[n++] = (struct option){ "verdict-file", required_argument, NULL, 'V' };
-        options[n] = (struct option){ NULL, 0, NULL, 0 };
-
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+b:dh", options, NULL)) != -1) {
-                switch (opt) {
-                case 'd':
-                        o->detach = true;
-                        continue;
-                case 'k':
-                        o->keep = true;
-                        continue;
-                case 'S':
-                        continue;
-                case 'T':
-                        if (cli_parse_int("--timeout", optarg, INT_MAX, &req->timeout_seconds,
-                                          err) < 0)
-                                return -1;
-                        if (req->timeout_seconds == 0)
-                                return sb_fail(err, 0,
-                                               "--timeout: must be a positive number of seconds");
-                        continue;
-                case 'V':
-                        o->verdict_file = optarg;
-                        continue;
-                case 'h':
-                        printf("usage: sbrun run [--detach] [--keep] [--timeout SECONDS] "
-                               "[--verdict-file PATH] [create options] ID\n");
-                        return 1;
-                }
-                int r = create_request_option(opt, optarg, req, err);
-                if (r < 0)
-                        return -1;
-                if (r == 0)
-                        return sb_fail(err, 0, "run: unknown option \"%s\"", argv[optind - 1]);
-        }
-        if (cli_require_id("run", argc, argv, optind, &req->id, err) < 0)
+        create_options_table(req, create_options);
+        const struct cli_command cmd = {
+                .name = "run",
+                .usage = "usage: sbrun run [--detach] [--keep] [--timeout SECONDS] "
+                         "[--verdict-file PATH] [create options] ID\n",
+                .options = create_options,
+                .more = options,
+        };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
+        if (r != 0)
+                return r;
+        if (cli_require_id("run", argc, argv, next, &req->id, err) < 0)
                 return -1;
         if (o->detach && o->keep)
                 return sb_fail(err, 0, "run: --keep cannot be used with --detach");

@@ -2,13 +2,12 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
-#include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/spec_template.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,50 +17,30 @@ struct spec_options {
         bool rootless;
 };
 
-static void usage(FILE *out)
-{
-        fputs("usage: sbrun spec [--bundle DIR] [--rootless]\n\n"
-              "Write a starter config.json into the bundle directory.\n\n"
-              "  --bundle DIR, -b DIR  bundle directory (default: the current directory)\n"
-              "  --rootless            a spec for a container in a user namespace that maps\n"
-              "                        root to the caller's uid and gid\n",
-              out);
-}
-
 /* Returns 1 when --help was handled, 0 to go on, -1 on a bad command line. */
 static int parse_options(int argc, char **argv, struct spec_options *opts, struct sb_error *err)
 {
-        enum { OPT_ROOTLESS = 256 };
-        static const struct option options[] = {
-                { "bundle", required_argument, NULL, 'b' },
-                { "rootless", no_argument, NULL, OPT_ROOTLESS },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
+        const struct cli_option options[] = {
+                { "bundle", 'b', CLI_STRING, .to.string = &opts->bundle },
+                { "rootless", 0, CLI_FLAG, .to.flag = &opts->rootless },
+                { NULL },
         };
-        int c;
+        const struct cli_command cmd = {
+                .name = "spec",
+                .usage =
+                        "usage: sbrun spec [--bundle DIR] [--rootless]\n\n"
+                        "Write a starter config.json into the bundle directory.\n\n"
+                        "  --bundle DIR, -b DIR  bundle directory (default: the current directory)\n"
+                        "  --rootless            a spec for a container in a user namespace that maps\n"
+                        "                        root to the caller's uid and gid\n",
+                .options = options,
+        };
+        int next, r = cli_parse(&cmd, argc, argv, &next, err);
 
-        /* main's getopt pass stopped at argv[0] == "spec"; start afresh. */
-        cli_reset_getopt();
-        while ((c = getopt_long(argc, argv, "+:b:h", options, NULL)) != -1) {
-                switch (c) {
-                case 'b':
-                        opts->bundle = optarg;
-                        break;
-                case OPT_ROOTLESS:
-                        opts->rootless = true;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return 1;
-                case ':':
-                        return sb_fail(err, 0, "spec: option \"%s\" needs a value",
-                                       argv[optind - 1]);
-                default:
-                        return sb_fail(err, 0, "spec: unknown option \"%s\"", argv[optind - 1]);
-                }
-        }
-        if (optind < argc)
-                return sb_fail(err, 0, "spec: takes no arguments, got \"%s\"", argv[optind]);
+        if (r != 0)
+                return r;
+        if (next < argc)
+                return sb_fail(err, 0, "spec: takes no arguments, got \"%s\"", argv[next]);
         return 0;
 }
 

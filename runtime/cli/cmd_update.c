@@ -10,6 +10,7 @@
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cgroup/cgroup_resources.h"
 #include "runtime/cli/cli.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/container/container_status.h"
@@ -17,7 +18,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,38 +46,60 @@ enum {
         OPT_MEM_BW,
 };
 
-static const struct option update_options[] = {
-        { "resources", required_argument, NULL, 'r' },
-        { "memory", required_argument, NULL, OPT_MEMORY },
-        { "memory-reservation", required_argument, NULL, OPT_MEMORY_RESERVATION },
-        { "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
-        { "kernel-memory", required_argument, NULL, OPT_KERNEL_MEMORY },
-        { "kernel-memory-tcp", required_argument, NULL, OPT_KERNEL_MEMORY_TCP },
-        { "cpu-share", required_argument, NULL, OPT_CPU_SHARES },
-        { "cpu-shares", required_argument, NULL, OPT_CPU_SHARES },
-        { "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
-        { "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
-        { "cpu-burst", required_argument, NULL, OPT_CPU_BURST },
-        { "cpu-idle", required_argument, NULL, OPT_CPU_IDLE },
-        { "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
-        { "cpu-rt-runtime", required_argument, NULL, OPT_CPU_RT_RUNTIME },
-        { "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
-        { "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
-        { "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
-        { "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
-        { "l3-cache-schema", required_argument, NULL, OPT_L3_CACHE },
-        { "mem-bw-schema", required_argument, NULL, OPT_MEM_BW },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+/* runc's update flags besides --resources, with the value apply_flag takes. */
+static const struct {
+        const char *name;
+        int id;
+} update_flags[] = {
+        { "memory", OPT_MEMORY },
+        { "memory-reservation", OPT_MEMORY_RESERVATION },
+        { "memory-swap", OPT_MEMORY_SWAP },
+        { "kernel-memory", OPT_KERNEL_MEMORY },
+        { "kernel-memory-tcp", OPT_KERNEL_MEMORY_TCP },
+        { "cpu-share", OPT_CPU_SHARES },
+        { "cpu-shares", OPT_CPU_SHARES },
+        { "cpu-quota", OPT_CPU_QUOTA },
+        { "cpu-period", OPT_CPU_PERIOD },
+        { "cpu-burst", OPT_CPU_BURST },
+        { "cpu-idle", OPT_CPU_IDLE },
+        { "cpu-rt-period", OPT_CPU_RT_PERIOD },
+        { "cpu-rt-runtime", OPT_CPU_RT_RUNTIME },
+        { "cpuset-cpus", OPT_CPUSET_CPUS },
+        { "cpuset-mems", OPT_CPUSET_MEMS },
+        { "pids-limit", OPT_PIDS_LIMIT },
+        { "blkio-weight", OPT_BLKIO_WEIGHT },
+        { "l3-cache-schema", OPT_L3_CACHE },
+        { "mem-bw-schema", OPT_MEM_BW },
 };
+#define N_UPDATE_FLAGS (sizeof(update_flags) / sizeof(update_flags[0]))
 
 static const char *option_name(int opt)
 {
-        for (const struct option *o = update_options; o->name; o++) {
-                if (o->val == opt)
-                        return o->name;
+        for (size_t i = 0; i < N_UPDATE_FLAGS; i++) {
+                if (update_flags[i].id == opt)
+                        return update_flags[i].name;
         }
         return "?";
+}
+
+/* The flags in command-line order, applied once --resources is loaded. */
+struct pending_flags {
+        struct {
+                int opt;
+                const char *value;
+        } * list;
+        size_t n;
+};
+
+static int defer_flag(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        struct pending_flags *p = opt->to.data;
+
+        /* list has room for argc entries: each flag takes at least one. */
+        p->list[p->n].opt = opt->id;
+        p->list[p->n].value = value;
+        p->n++;
+        return 0;
 }
 
 /* Docker-style sizes as runc takes them: 512, 64k, 64m, 1g (binary
@@ -313,26 +335,36 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
         struct oci_resources *res = NULL;
         const char *file = NULL;
         const char *id = NULL;
-        int opt, ret = 1;
+        struct pending_flags pending = { .list = calloc((size_t)argc, sizeof(*pending.list)) };
+        _cleanup_free_ void *pending_list = pending.list;
+        struct cli_option options[N_UPDATE_FLAGS + 2] = {
+                { "resources", 'r', CLI_STRING, .to.string = &file },
+        };
+        int next, ret = 1;
 
-        /* First pass: --resources, which the flags then override. */
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+r:h", update_options, NULL)) != -1) {
-                if (opt == 'h') {
-                        printf("usage: sbrun update [--resources FILE|-] [--memory SIZE] "
-                               "[--memory-reservation SIZE] [--memory-swap SIZE] [--cpu-shares N] "
-                               "[--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST] "
-                               "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n");
-                        return 0;
-                }
-                if (opt == 'r')
-                        file = optarg;
-                else if (opt == '?' || opt == ':')
-                        return sb_fail(err, 0, "update: unknown option or missing value \"%s\"",
-                                       argv[optind - 1]),
-                               1;
+        if (pending.list == NULL)
+                return sb_fail(err, ENOMEM, "update"), 1;
+        for (size_t i = 0; i < N_UPDATE_FLAGS; i++) {
+                struct cli_option *o = &options[i + 1];
+                o->name = update_flags[i].name;
+                o->kind = CLI_CALL_ARG;
+                o->to.data = &pending;
+                o->call = defer_flag;
+                o->id = update_flags[i].id;
         }
-        if (cli_require_id("update", argc, argv, optind, &id, err) < 0)
+        const struct cli_command cmd = {
+                .name = "update",
+                .usage = "usage: sbrun update [--resources FILE|-] [--memory SIZE] "
+                         "[--memory-reservation SIZE] [--memory-swap SIZE] [--cpu-shares N] "
+                         "[--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST] "
+                         "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n",
+                .options = options,
+        };
+        int r = cli_parse(&cmd, argc, argv, &next, err);
+
+        if (r != 0)
+                return r < 0 ? 1 : 0;
+        if (cli_require_id("update", argc, argv, next, &id, err) < 0)
                 return 1;
         res = file ? load_resources(file, err) : calloc(1, sizeof(*res));
         if (res == NULL) {
@@ -342,9 +374,9 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
         }
         if (ensure_parts(res, err) < 0)
                 goto out;
-        cli_reset_getopt();
-        while ((opt = getopt_long(argc, argv, "+r:h", update_options, NULL)) != -1) {
-                if (opt != 'r' && apply_flag(res, opt, optarg, err) < 0)
+        /* Flags win over --resources, whatever their order, as in runc. */
+        for (size_t i = 0; i < pending.n; i++) {
+                if (apply_flag(res, pending.list[i].opt, pending.list[i].value, err) < 0)
                         goto out;
         }
         if (update_container(global, id, res, err) < 0)

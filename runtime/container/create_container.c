@@ -27,38 +27,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int create_request_option(int opt, const char *arg, struct create_request *req,
-                          struct sb_error *err)
-{
-        switch (opt) {
-        case 'b':
-                req->bundle = arg;
-                return 1;
-        case 'p':
-                req->pid_file = arg;
-                return 1;
-        case 'c':
-                req->console_socket = arg;
-                return 1;
-        case 'P': {
-                char *end = NULL;
-                long n = strtol(arg, &end, 10);
-                if (end == arg || *end != '\0' || n < 0 || n > 1000)
-                        return sb_fail(err, 0, "--preserve-fds: invalid value \"%s\"", arg);
-                req->preserve_fds = (int)n;
-                return 1;
-        }
-        case 'N':
-                req->no_pivot = true;
-                return 1;
-        case 'K':
-                req->no_new_keyring = true;
-                return 1;
-        default:
-                return 0;
-        }
-}
-
 static int count_listen_fds(void)
 {
         const char *v = getenv("LISTEN_FDS");

@@ -34,8 +34,4 @@ struct create_result {
 int container_create(const struct global_options *global, const struct create_request *req,
                      struct create_result *result, struct sb_error *err);
 
-/* Parse the options create and run share; returns 1 if handled. */
-int create_request_option(int opt, const char *arg, struct create_request *req,
-                          struct sb_error *err);
-
 #endif

@@ -17,7 +17,9 @@ static int receive_fd(int conn)
 {
         char name[256], control[CMSG_SPACE(sizeof(int))];
         struct iovec iov = { .iov_base = name, .iov_len = sizeof(name) };
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+        struct msghdr msg = { .msg_iov = &iov,
+                              .msg_iovlen = 1,
+                              .msg_control = control,
                               .msg_controllen = sizeof(control) };
         if (recvmsg(conn, &msg, 0) < 0)
                 return -1;
@@ -45,7 +47,8 @@ int main(int argc, char **argv)
         int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", argv[1]);
         unlink(argv[1]);
-        if (sock < 0 || bind(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(sock, 1) < 0) {
+        if (sock < 0 || bind(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+            listen(sock, 1) < 0) {
                 perror("console_receiver: listen");
                 return 1;
         }

@@ -61,7 +61,7 @@ load ../helpers
         # It asks for nothing the standard floor takes away (runc's template
         # asks for CAP_AUDIT_WRITE).
         [ "$(jq -c .process.capabilities.bounding "$BUNDLE/config.json")" = '["CAP_KILL","CAP_NET_BIND_SERVICE"]' ]
-        ! grep -q 'process.capabilities' "$TEST_DIR/sbrun.log"
+        run ! grep -q 'process.capabilities' "$TEST_DIR/sbrun.log"
 }
 
 @test "features prints the runtime's capabilities as JSON" {
@@ -73,13 +73,30 @@ load ../helpers
         [ "$(jq -r '.linux.namespaces | index("pid") != null' <<<"$output")" = true ]
 }
 
-@test "--debug is accepted" {
+@test "--debug logs debug messages, to the --log file or else to stderr" {
         make_bundle
         set_args echo debug-ok
 
-        run --separate-stderr sbrun --debug run -b "$BUNDLE" "$ID"
+        # Without --debug: no debug line (so that the checks below mean something).
+        run --separate-stderr sbrun --log "$TEST_DIR/plain.log" run -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
         [ "$output" = debug-ok ]
+        run ! grep -q 'level=debug' "$TEST_DIR/plain.log"
+
+        # With a log file: debug lines there (create logs the bwrap command
+        # line), none on stderr, and the container's stdout untouched.
+        run --separate-stderr sbrun --debug --log "$TEST_DIR/debug.log" run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ]
+        [ "$output" = debug-ok ]
+        [ -z "$stderr" ] || fail "stderr with --log: $stderr"
+        grep -q '^time=".*" level=debug msg="bwrap arg: ' "$TEST_DIR/debug.log" ||
+                fail "no debug line in the log: $(cat "$TEST_DIR/debug.log")"
+
+        # Without a log file (--log ""): on stderr.
+        run --separate-stderr sbrun --debug --log "" run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ]
+        [ "$output" = debug-ok ]
+        [[ $stderr == *"sbrun: debug: bwrap arg: "* ]] || fail "no debug line on stderr: $stderr"
 }
 
 @test "--root keeps state out of /run/sbrun" {
@@ -93,11 +110,18 @@ load ../helpers
 
 @test "create --bundle and -b are the same" {
         make_bundle
-        set_args echo long-form
+        set_args echo same-bundle
+        # No config.json here: an option that were ignored could not fall
+        # back on the current directory.
+        cd "$TEST_DIR"
 
         run sbrun run --bundle "$BUNDLE" "$ID"
-        [ "$status" -eq 0 ]
-        [ "$output" = long-form ]
+        [ "$status" -eq 0 ] || fail "--bundle: $output"
+        local long=$output
+        run sbrun run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "-b: $output"
+        [ "$output" = "$long" ] || fail "--bundle printed '$long', -b '$output'"
+        [ "$long" = same-bundle ]
 }
 
 @test "create --no-pivot and --no-new-keyring are accepted" {
@@ -116,4 +140,72 @@ load ../helpers
 
         detached sbrun create -b "$BUNDLE" --pid-file rel.pid "$ID"
         [ "$(cat "$TEST_DIR/rel.pid")" = "$(container_pid "$ID")" ]
+}
+
+# Bad usage, as runc: exit status 1, a message naming the command and what
+# is wrong, and nothing made. Rows: ARGS|EXPECTED (ID and BUNDLE are this
+# test's). The bundle is a real one: an option that were ignored would let
+# create or run go through and leave state in --root.
+@test "bad usage of every command exits 1, says what is wrong and leaves nothing" {
+        make_bundle
+        # Not the source tree: a spec that went through would write here.
+        cd "$TEST_DIR"
+        local args want out bad=""
+        while IFS='|' read -r args want; do
+                [ -n "$args" ] || continue
+                args=${args//ID/$ID}
+                args=${args//BUNDLE/$BUNDLE}
+                # shellcheck disable=SC2086 # the row's words
+                run detached sbrun $args
+                out=$output
+                if [ "$status" -ne 1 ] || [[ $out != *"$want"* ]]; then
+                        bad+="  sbrun $args: exit status $status, expected 1 and '$want'; output: $out"$'\n'
+                fi
+                if [ -n "$(ls -A "$ROOT")" ]; then
+                        bad+="  sbrun $args: left $(ls -A "$ROOT" | tr '\n' ' ')in --root"$'\n'
+                fi
+        done <<'EOF'
+create --bogus -b BUNDLE ID|create: unknown option "--bogus"
+create -x -b BUNDLE ID|create: unknown option "-x"
+create -b BUNDLE --bundle|create: option "--bundle" needs a value
+create -b BUNDLE|create: container ID is required
+start --bogus ID|start: unknown option "--bogus"
+start|start: container ID is required
+state --bogus ID|state: unknown option "--bogus"
+state|state: container ID is required
+kill --bogus ID|kill: unknown option "--bogus"
+kill|kill: container ID is required
+delete --bogus ID|delete: unknown option "--bogus"
+delete|delete: container ID is required
+run --bogus -b BUNDLE ID|run: unknown option "--bogus"
+run -b BUNDLE --timeout|run: option "--timeout" needs a value
+run -b BUNDLE|run: container ID is required
+list --bogus|list: unknown option "--bogus"
+list --format|list: option "--format" needs a value
+spec --bogus|spec: unknown option "--bogus"
+spec --bundle|spec: option "--bundle" needs a value
+features --bogus|features: unknown option "--bogus"
+features extra|features: unexpected argument "extra"
+exec --bogus ID true|exec: unknown option "--bogus"
+exec --cwd|exec: option "--cwd" needs a value
+exec|exec: container ID is required
+ps --bogus ID|ps: unknown option "--bogus"
+ps|ps: container ID is required
+pause --bogus ID|pause: unknown option "--bogus"
+pause|pause: container ID is required
+resume --bogus ID|resume: unknown option "--bogus"
+resume|resume: container ID is required
+update --bogus ID|update: unknown option "--bogus"
+update --memory|update: option "--memory" needs a value
+update|update: container ID is required
+policy --bogus|policy: unknown option "--bogus"
+policy|policy: expected "show" or "explain"
+policy nosuchsub|policy: unknown subcommand "nosuchsub"
+policy explain --bogus|policy explain: unknown option "--bogus"
+policy explain --bundle|policy explain: option "--bundle" needs a value
+events --bogus ID|events: not implemented
+checkpoint --bogus ID|checkpoint: not implemented
+restore --bogus ID|restore: not implemented
+EOF
+        [ -z "$bad" ] || fail $'bad usage not refused as expected:\n'"$bad"
 }

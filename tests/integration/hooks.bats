@@ -61,7 +61,7 @@ hooks_bundle() {
         [ "$(jq -r .id "$BUNDLE/rootfs/createContainer.state")" = "$ID" ]
         [ "$(cat "$TEST_DIR/rec/createRuntime.args")" = "createRuntime $TEST_DIR/rec" ]
         grep -qx HOOK_KIND=createRuntime "$TEST_DIR/rec/createRuntime.env"
-        ! grep -q '^HOME=' "$TEST_DIR/rec/createRuntime.env"
+        run ! grep -q '^HOME=' "$TEST_DIR/rec/createRuntime.env"
         [ ! -e "$BUNDLE/rootfs/startContainer.state" ]
         [ ! -e "$TEST_DIR/rec/poststart.state" ]
 

@@ -123,9 +123,12 @@ caps_of() {
         parent=$(cat "/proc/$ppid/comm")
         [ "$parent" != bwrap ]
         [ "$parent" != "$(basename "$SBRUN")" ]
-        # No bwrap process is left for this bundle.
+        # No bwrap process is left for this bundle: every one is checked
+        # (one that exits meanwhile is none left).
+        local cmdline
         for p in $(pgrep -x bwrap); do
-                ! tr '\0' ' ' <"/proc/$p/cmdline" | grep -qF "$TEST_DIR"
+                cmdline=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+                [[ $cmdline != *"$TEST_DIR"* ]] || fail "bwrap $p is left for this bundle: $cmdline"
         done
 }
 

@@ -347,7 +347,8 @@ static void test_minimal_documents(void **state)
         assert_null(c->linux_);
         oci_config_free(c);
         /* null reads as absent, as with Go's decoder. */
-        c = parse_ok("{'ociVersion':'1.2.0','process':null,'hostname':null,'linux':{'seccomp':null}}");
+        c = parse_ok(
+                "{'ociVersion':'1.2.0','process':null,'hostname':null,'linux':{'seccomp':null}}");
         assert_null(c->process);
         assert_null(c->hostname);
         assert_null(c->linux_->seccomp);
@@ -420,13 +421,16 @@ static void test_process_errors(void **state)
                      "config.json: process.cwd: required");
         expect_error("{'ociVersion':'1.2.0','process':{'args':['sh'],'cwd':'tmp'}}",
                      "config.json: process.cwd: \"tmp\" is not an absolute path");
-        expect_error(PROC(",'terminal':3"), "config.json: process.terminal: expected a boolean, got 3");
+        expect_error(PROC(",'terminal':3"),
+                     "config.json: process.terminal: expected a boolean, got 3");
         expect_error(PROC(",'terminal':'yes'"),
                      "config.json: process.terminal: expected a boolean, got \"yes\"");
-        expect_error(PROC(",'capabilities':{'bounding':['CAP_FOO']}"),
-                     "config.json: process.capabilities.bounding[0]: unknown capability \"CAP_FOO\"");
-        expect_error(PROC(",'capabilities':{'ambient':'CAP_CHOWN'}"),
-                     "config.json: process.capabilities.ambient: expected an array, got \"CAP_CHOWN\"");
+        expect_error(
+                PROC(",'capabilities':{'bounding':['CAP_FOO']}"),
+                "config.json: process.capabilities.bounding[0]: unknown capability \"CAP_FOO\"");
+        expect_error(
+                PROC(",'capabilities':{'ambient':'CAP_CHOWN'}"),
+                "config.json: process.capabilities.ambient: expected an array, got \"CAP_CHOWN\"");
         expect_error(PROC(",'rlimits':[{'type':'RLIMIT_NOFILE','soft':1,'hard':1},"
                           "{'type':'RLIMIT_NOFILE','soft':2,'hard':2}]"),
                      "config.json: process.rlimits[1].type: duplicate RLIMIT_NOFILE");
@@ -436,8 +440,9 @@ static void test_process_errors(void **state)
                      "config.json: process.rlimits[0].soft: required");
         expect_error(PROC(",'rlimits':[{'type':'RLIMIT_CPU','soft':2,'hard':1}]"),
                      "config.json: process.rlimits[0].soft: 2 exceeds the hard limit 1");
-        expect_error(PROC(",'rlimits':[{'type':'RLIMIT_CPU','soft':-1,'hard':1}]"),
-                     "config.json: process.rlimits[0].soft: expected a non-negative integer, got -1");
+        expect_error(
+                PROC(",'rlimits':[{'type':'RLIMIT_CPU','soft':-1,'hard':1}]"),
+                "config.json: process.rlimits[0].soft: expected a non-negative integer, got -1");
         expect_error(PROC(",'user':{'uid':-1}"),
                      "config.json: process.user.uid: expected a non-negative integer, got -1");
         expect_error(PROC(",'user':{'uid':4294967296}"),
@@ -450,10 +455,12 @@ static void test_process_errors(void **state)
                      "config.json: process.oomScoreAdj: 1001 is out of range (-1000 to 1000)");
         expect_error(PROC(",'consoleSize':{'height':1}"),
                      "config.json: process.consoleSize.width: required");
-        expect_error(PROC(",'ioPriority':{'class':'IOPRIO_CLASS_X','priority':1}"),
-                     "config.json: process.ioPriority.class: unknown I/O priority class \"IOPRIO_CLASS_X\"");
-        expect_error(PROC(",'scheduler':{'policy':'SCHED_OTHER','flags':['SCHED_FLAG_X']}"),
-                     "config.json: process.scheduler.flags[0]: unknown scheduler flag \"SCHED_FLAG_X\"");
+        expect_error(
+                PROC(",'ioPriority':{'class':'IOPRIO_CLASS_X','priority':1}"),
+                "config.json: process.ioPriority.class: unknown I/O priority class \"IOPRIO_CLASS_X\"");
+        expect_error(
+                PROC(",'scheduler':{'policy':'SCHED_OTHER','flags':['SCHED_FLAG_X']}"),
+                "config.json: process.scheduler.flags[0]: unknown scheduler flag \"SCHED_FLAG_X\"");
         expect_error(PROC(",'scheduler':{}"), "config.json: process.scheduler.policy: required");
 }
 
@@ -470,8 +477,9 @@ static void test_mount_and_hook_errors(void **state)
         expect_error("{'ociVersion':'1.2.0','mounts':[{'destination':'/a',"
                      "'uidMappings':[{'containerID':0,'hostID':1}]}]}",
                      "config.json: mounts[0].uidMappings[0].size: required");
-        expect_error("{'ociVersion':'1.2.0','hooks':{'prestart':[{'path':'/x','timeout':0}]}}",
-                     "config.json: hooks.prestart[0].timeout: 0 is not a positive number of seconds");
+        expect_error(
+                "{'ociVersion':'1.2.0','hooks':{'prestart':[{'path':'/x','timeout':0}]}}",
+                "config.json: hooks.prestart[0].timeout: 0 is not a positive number of seconds");
         expect_error("{'ociVersion':'1.2.0','hooks':{'poststop':[{'args':[]}]}}",
                      "config.json: hooks.poststop[0].path: required");
 }
@@ -484,15 +492,17 @@ static void test_linux_errors(void **state)
                      "config.json: linux.namespaces[2].type: duplicate namespace \"ipc\"");
         expect_error(LINUX("'namespaces':[{'path':'/proc/1/ns/net'}]"),
                      "config.json: linux.namespaces[0].type: required");
-        expect_error(LINUX("'namespaces':[{'type':'network','path':'proc/1/ns/net'}]"),
-                     "config.json: linux.namespaces[0].path: \"proc/1/ns/net\" is not an absolute path");
+        expect_error(
+                LINUX("'namespaces':[{'type':'network','path':'proc/1/ns/net'}]"),
+                "config.json: linux.namespaces[0].path: \"proc/1/ns/net\" is not an absolute path");
         expect_error(LINUX("'devices':[{'path':'/dev/x','type':'x','major':1,'minor':1}]"),
                      "config.json: linux.devices[0].type: unknown device type \"x\"");
         expect_error(LINUX("'devices':[{'path':'/dev/x','type':'c','minor':1}]"),
                      "config.json: linux.devices[0].major: required");
         expect_error(LINUX("'devices':[{'path':'/dev/x','type':'b','major':1}]"),
                      "config.json: linux.devices[0].minor: required");
-        expect_error(LINUX("'devices':[{'type':'p'}]"), "config.json: linux.devices[0].path: required");
+        expect_error(LINUX("'devices':[{'type':'p'}]"),
+                     "config.json: linux.devices[0].path: required");
         expect_error(LINUX("'rootfsPropagation':'sideways'"),
                      "config.json: linux.rootfsPropagation: unknown propagation \"sideways\"");
         expect_error(LINUX("'maskedPaths':['/ok','proc/kcore']"),
@@ -501,34 +511,40 @@ static void test_linux_errors(void **state)
                      "config.json: linux.sysctl.net.ipv4.ip_forward: expected a string, got 1");
         expect_error(LINUX("'timeOffsets':{'realtime':{'secs':1}}"),
                      "config.json: linux.timeOffsets.realtime: unknown clock \"realtime\"");
-        expect_error(LINUX("'personality':{'domain':'LINUX64'}"),
-                     "config.json: linux.personality.domain: unknown personality domain \"LINUX64\"");
+        expect_error(
+                LINUX("'personality':{'domain':'LINUX64'}"),
+                "config.json: linux.personality.domain: unknown personality domain \"LINUX64\"");
 }
 
 static void test_seccomp_errors(void **state)
 {
         expect_error(LINUX("'seccomp':{'architectures':['SCMP_ARCH_X86_64']}"),
                      "config.json: linux.seccomp.defaultAction: required");
-        expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_DENY'}"),
-                     "config.json: linux.seccomp.defaultAction: unknown seccomp action \"SCMP_ACT_DENY\"");
-        expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW',"
-                           "'architectures':['SCMP_ARCH_X86_64','x86_64']}"),
-                     "config.json: linux.seccomp.architectures[1]: unknown architecture \"x86_64\"");
-        expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
-                           "{'names':['a'],'action':'SCMP_ACT_FOO'}]}"),
-                     "config.json: linux.seccomp.syscalls[0].action: unknown seccomp action \"SCMP_ACT_FOO\"");
+        expect_error(
+                LINUX("'seccomp':{'defaultAction':'SCMP_ACT_DENY'}"),
+                "config.json: linux.seccomp.defaultAction: unknown seccomp action \"SCMP_ACT_DENY\"");
+        expect_error(
+                LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW',"
+                      "'architectures':['SCMP_ARCH_X86_64','x86_64']}"),
+                "config.json: linux.seccomp.architectures[1]: unknown architecture \"x86_64\"");
+        expect_error(
+                LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
+                      "{'names':['a'],'action':'SCMP_ACT_FOO'}]}"),
+                "config.json: linux.seccomp.syscalls[0].action: unknown seccomp action \"SCMP_ACT_FOO\"");
         expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
                            "{'names':['a'],'action':'SCMP_ACT_ERRNO'},{'action':'SCMP_ACT_LOG'}]}"),
                      "config.json: linux.seccomp.syscalls[1].names: required");
-        expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
-                           "{'names':['a'],'action':'SCMP_ACT_ERRNO','args':["
-                           "{'index':0,'value':1,'op':'SCMP_CMP_EQ'},"
-                           "{'index':6,'value':1,'op':'SCMP_CMP_EQ'}]}]}"),
-                     "config.json: linux.seccomp.syscalls[0].args[1].index: 6 is out of range (0 to 5)");
-        expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
-                           "{'names':['a'],'action':'SCMP_ACT_ERRNO','args':["
-                           "{'index':0,'value':1,'op':'SCMP_CMP_FOO'}]}]}"),
-                     "config.json: linux.seccomp.syscalls[0].args[0].op: unknown seccomp operator \"SCMP_CMP_FOO\"");
+        expect_error(
+                LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
+                      "{'names':['a'],'action':'SCMP_ACT_ERRNO','args':["
+                      "{'index':0,'value':1,'op':'SCMP_CMP_EQ'},"
+                      "{'index':6,'value':1,'op':'SCMP_CMP_EQ'}]}]}"),
+                "config.json: linux.seccomp.syscalls[0].args[1].index: 6 is out of range (0 to 5)");
+        expect_error(
+                LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
+                      "{'names':['a'],'action':'SCMP_ACT_ERRNO','args':["
+                      "{'index':0,'value':1,'op':'SCMP_CMP_FOO'}]}]}"),
+                "config.json: linux.seccomp.syscalls[0].args[0].op: unknown seccomp operator \"SCMP_CMP_FOO\"");
         expect_error(LINUX("'seccomp':{'defaultAction':'SCMP_ACT_ALLOW','syscalls':["
                            "{'names':['a'],'action':'SCMP_ACT_ERRNO','args':["
                            "{'index':0,'value':18446744073709551616,'op':'SCMP_CMP_EQ'}]}]}"),
@@ -546,8 +562,9 @@ static void test_seccomp_errors(void **state)
 
 static void test_resource_errors(void **state)
 {
-        expect_error(LINUX("'resources':{'memory':{'limit':'lots'}}"),
-                     "config.json: linux.resources.memory.limit: expected an integer, got \"lots\"");
+        expect_error(
+                LINUX("'resources':{'memory':{'limit':'lots'}}"),
+                "config.json: linux.resources.memory.limit: expected an integer, got \"lots\"");
         expect_error(LINUX("'resources':{'memory':{'limit':-2}}"),
                      "config.json: linux.resources.memory.limit: -2 is not a valid limit");
         expect_error(LINUX("'resources':{'memory':{'limit':9223372036854775808}}"),
@@ -557,12 +574,15 @@ static void test_resource_errors(void **state)
                      "config.json: linux.resources.pids.limit: expected an integer, got 1.5");
         expect_error(LINUX("'resources':{'pids':{'limit':1e3}}"),
                      "config.json: linux.resources.pids.limit: expected an integer, got 1e3");
-        expect_error(LINUX("'resources':{'cpu':{'shares':-1}}"),
-                     "config.json: linux.resources.cpu.shares: expected a non-negative integer, got -1");
-        expect_error(LINUX("'resources':{'blockIO':{'weight':65536}}"),
-                     "config.json: linux.resources.blockIO.weight: 65536 is out of range (0 to 65535)");
-        expect_error(LINUX("'resources':{'blockIO':{'throttleReadBpsDevice':[{'major':8,'minor':0}]}}"),
-                     "config.json: linux.resources.blockIO.throttleReadBpsDevice[0].rate: required");
+        expect_error(
+                LINUX("'resources':{'cpu':{'shares':-1}}"),
+                "config.json: linux.resources.cpu.shares: expected a non-negative integer, got -1");
+        expect_error(
+                LINUX("'resources':{'blockIO':{'weight':65536}}"),
+                "config.json: linux.resources.blockIO.weight: 65536 is out of range (0 to 65535)");
+        expect_error(
+                LINUX("'resources':{'blockIO':{'throttleReadBpsDevice':[{'major':8,'minor':0}]}}"),
+                "config.json: linux.resources.blockIO.throttleReadBpsDevice[0].rate: required");
         expect_error(LINUX("'resources':{'devices':[{'access':'rwm'}]}"),
                      "config.json: linux.resources.devices[0].allow: required");
         expect_error(LINUX("'resources':{'devices':[{'allow':true,'access':'rwx'}]}"),
@@ -570,8 +590,9 @@ static void test_resource_errors(void **state)
                      "(a combination of r, w and m)");
         expect_error(LINUX("'resources':{'hugepageLimits':[{'pageSize':'2MB'}]}"),
                      "config.json: linux.resources.hugepageLimits[0].limit: required");
-        expect_error(LINUX("'resources':{'rdma':{'mlx':{'hcaHandles':true}}}"),
-                     "config.json: linux.resources.rdma.mlx.hcaHandles: expected an integer, got true");
+        expect_error(
+                LINUX("'resources':{'rdma':{'mlx':{'hcaHandles':true}}}"),
+                "config.json: linux.resources.rdma.mlx.hcaHandles: expected an integer, got true");
         expect_error(LINUX("'resources':{'unified':{'memory.max':5}}"),
                      "config.json: linux.resources.unified.memory.max: expected a string, got 5");
 }
@@ -652,7 +673,8 @@ static void test_load_bundle(void **state)
         oci_config_free(c);
 
         /* An absolute root.path is taken as it is. */
-        assert_true(asprintf(&doc, "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"%s\"}}", rootfs) > 0);
+        assert_true(asprintf(&doc, "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"%s\"}}",
+                             rootfs) > 0);
         write_text(path, doc);
         free(doc);
         c = oci_config_load_bundle(dir, &err);
@@ -667,7 +689,8 @@ static void test_load_bundle(void **state)
         assert_string_equal(err.msg, "config.json: root.path: required");
         sb_error_clear(&err);
 
-        write_text(path, "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},\"process\":{}}");
+        write_text(path,
+                   "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},\"process\":{}}");
         assert_null(oci_config_load_bundle(dir, &err));
         assert_string_equal(err.msg, "config.json: process.args: required");
         sb_error_clear(&err);

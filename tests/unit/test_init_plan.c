@@ -40,18 +40,42 @@ static uint32_t prog_flags[] = { 0, 0x9 }; /* TSYNC | NEW_LISTENER on the second
 static struct init_plan sample(void)
 {
         return (struct init_plan){
-                .args = args, .env = env, .exec_path = "/usr/bin/sh", .cwd = "/work",
-                .mounts = mounts, .n_mounts = 3, .devices = devices, .n_devices = 1,
-                .readonly_root = true, .domainname = NULL,
-                .uid = 1000, .gid = 1001, .additional_gids = gids, .n_additional_gids = 3,
-                .has_umask = true, .umask = 022,
-                .has_capabilities = true, .cap_bounding = 0x8000000000000421ull, .cap_effective = 1,
-                .cap_inheritable = 2, .cap_permitted = 3, .cap_ambient = 1ull << 40,
+                .args = args,
+                .env = env,
+                .exec_path = "/usr/bin/sh",
+                .cwd = "/work",
+                .mounts = mounts,
+                .n_mounts = 3,
+                .devices = devices,
+                .n_devices = 1,
+                .readonly_root = true,
+                .domainname = NULL,
+                .uid = 1000,
+                .gid = 1001,
+                .additional_gids = gids,
+                .n_additional_gids = 3,
+                .has_umask = true,
+                .umask = 022,
+                .has_capabilities = true,
+                .cap_bounding = 0x8000000000000421ull,
+                .cap_effective = 1,
+                .cap_inheritable = 2,
+                .cap_permitted = 3,
+                .cap_ambient = 1ull << 40,
                 .no_new_privileges = true,
-                .seccomp_programs = progs, .seccomp_program_sizes = prog_sizes, .n_seccomp_programs = 2,
-                .ready_fd = 5, .fifo_fd = -1, .stderr_fd = 7, .console_fd = -1, .preserve_fds = 2,
-                .terminal = true, .console_height = 24, .console_width = 80,
-                .seccomp_program_flags = prog_flags, .seccomp_notify_fd = 12,
+                .seccomp_programs = progs,
+                .seccomp_program_sizes = prog_sizes,
+                .n_seccomp_programs = 2,
+                .ready_fd = 5,
+                .fifo_fd = -1,
+                .stderr_fd = 7,
+                .console_fd = -1,
+                .preserve_fds = 2,
+                .terminal = true,
+                .console_height = 24,
+                .console_width = 80,
+                .seccomp_program_flags = prog_flags,
+                .seccomp_notify_fd = 12,
         };
 }
 
@@ -147,8 +171,9 @@ static void test_round_trip(void **state)
 static void test_empty_plan_round_trips(void **state)
 {
         char *no_args[] = { NULL };
-        struct init_plan in = { .args = no_args, .ready_fd = -1, .fifo_fd = -1, .stderr_fd = -1,
-                                .console_fd = -1 };
+        struct init_plan in = {
+                .args = no_args, .ready_fd = -1, .fifo_fd = -1, .stderr_fd = -1, .console_fd = -1
+        };
         struct init_plan out;
         struct sb_error err = { 0 };
         uint8_t *buf;
@@ -177,7 +202,8 @@ static void test_truncated_plan_rejected(void **state)
         encode(&in, &buf, &len);
         for (size_t cut = 0; cut < len; cut++) {
                 struct sb_error err = { 0 };
-                uint8_t *copy = malloc(cut ? cut : 1); /* exact size: reads past it show up in ASan */
+                uint8_t *copy =
+                        malloc(cut ? cut : 1); /* exact size: reads past it show up in ASan */
                 memcpy(copy, buf, cut);
                 assert_int_equal(init_plan_decode(copy, cut, &out, &err), -1);
                 assert_int_equal(err.errnum, EINVAL);

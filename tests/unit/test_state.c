@@ -148,8 +148,9 @@ static void test_public_state_pretty(void **state)
 static void test_public_state_compact_stopped(void **state)
 {
         struct sb_error err = { 0 };
-        struct oci_state s = { .oci_version = "1.2.0", .id = "c3", .status = "stopped",
-                               .pid = 999, .bundle = "/b" };
+        struct oci_state s = {
+                .oci_version = "1.2.0", .id = "c3", .status = "stopped", .pid = 999, .bundle = "/b"
+        };
         char *json = oci_state_to_json(&s, false, &err);
 
         /* A stopped container's pid may already name another process. */
