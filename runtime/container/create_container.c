@@ -113,8 +113,6 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (create_build_bwrap_args(&c, err) < 0)
                 goto out;
-        if (create_find_executable(&c, err) < 0)
-                goto out;
         /* A bad profile fails here, before anything exists to undo. */
         if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
                 goto out;

@@ -35,7 +35,6 @@ struct create_ctx {
         struct mount_table mounts;
         struct init_plan plan;
         char *cwd;
-        char *exec_path;
         int fds[LFD_COUNT];
         int ready_read, error_read, error_write, info_read;
         pid_t launcher;

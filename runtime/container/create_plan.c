@@ -13,7 +13,6 @@ int create_plan_prepare(struct create_ctx *c, const char *session_keyring, struc
 {
         const int preserve_fds = c->preserve_fds;
         struct plan_inputs in = {
-                .exec_path = c->exec_path,
                 .cwd = c->cwd,
                 .mounts = &c->init_mounts,
                 .preserve_fds = preserve_fds,

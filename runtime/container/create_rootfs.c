@@ -5,7 +5,6 @@
 #include "oci/config.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/sandbox/bwrap_args.h"
-#include "runtime/sandbox/exec_lookup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,18 +63,4 @@ int create_build_bwrap_args(struct create_ctx *c, struct sb_error *err)
         };
 
         return bwrap_args_build(&in, &c->bwrap, &c->init_mounts, &c->mounts, &c->cwd, err);
-}
-
-static bool covered_by_mount(const char *path, void *data)
-{
-        const struct create_ctx *c = data;
-        return mount_table_find(&c->mounts, path) != NULL;
-}
-
-int create_find_executable(struct create_ctx *c, struct sb_error *err)
-{
-        const struct oci_process *p = c->config->process;
-
-        return exec_lookup(c->rootfs_fd, p->args[0], c->cwd, p->env, covered_by_mount, c,
-                           &c->exec_path, err);
 }

@@ -13,7 +13,5 @@ int create_load_bundle(struct create_ctx *c, const char *bundle, struct sb_error
 int create_open_rootfs(struct create_ctx *c, struct sb_error *err);
 /* bwrap's options: the root, the mounts and the cwd (c->bwrap, c->cwd). */
 int create_build_bwrap_args(struct create_ctx *c, struct sb_error *err);
-/* process.args[0] looked up in the rootfs or the mounts (c->exec_path). */
-int create_find_executable(struct create_ctx *c, struct sb_error *err);
 
 #endif

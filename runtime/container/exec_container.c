@@ -12,7 +12,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
 #include "runtime/container/container_status.h"
-#include "runtime/sandbox/exec_lookup.h"
+#include "runtime/init/exec_lookup.h"
 #include "runtime/sandbox/init_image.h"
 #include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/namespaces.h"
@@ -229,8 +229,8 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         if (x->root_fd < 0 || !container_process_alive(x->state))
                 return sb_fail(err, ESRCH, "container \"%s\" is not running", x->state->id);
         const char *cwd = x->process->cwd ? x->process->cwd : "/";
-        if (exec_lookup(x->root_fd, x->process->args[0], cwd, x->process->env, NULL, NULL,
-                        &x->exec_path, err) < 0)
+        if (exec_lookup(x->root_fd, x->process->args[0], cwd, x->process->env, &x->exec_path, err) <
+            0)
                 return -1;
         if (plan_fill_process(&x->plan, x->process, x->exec_path, cwd, 0, err) < 0)
                 return -1;

@@ -13,12 +13,14 @@
 #include "runtime/init/init_fds.h"
 #include "runtime/init/init_mounts.h"
 #include "runtime/init/init_plan.h"
+#include "runtime/init/exec_lookup.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,23 @@ static void report_failure(int ready_fd, const struct sb_error *err)
         close(ready_fd);
 }
 
+/* After the mounts, as the process will see its root: a program that a
+ * bind mount brings (podman --init's /run/podman-init over an empty file
+ * in the image) is found, one under a fresh tmpfs is not. A failure fails
+ * create through the ready pipe, in runc's words. */
+static int find_executable(struct init_plan *plan, struct sb_error *err)
+{
+        if (plan->exec_path != NULL)
+                return 0;
+        if (plan->args == NULL || plan->args[0] == NULL)
+                return sb_fail(err, EINVAL, "process.args: no program");
+        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return sb_fail(err, errno, "open /");
+        return exec_lookup(root, plan->args[0], plan->cwd ? plan->cwd : "/", plan->env,
+                           &plan->exec_path, err);
+}
+
 /* With a terminal the container's stdio is the pty alone, from before
  * create returns: the caller of create (containerd's shim, through go-runc)
  * reads create's stdout and stderr until EOF, which would never come while
@@ -182,7 +201,7 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
-        if (setup_container(&plan, &console_slave, &err) < 0 ||
+        if (setup_container(&plan, &console_slave, &err) < 0 || find_executable(&plan, &err) < 0 ||
             attach_terminal(&plan, &console_slave, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;

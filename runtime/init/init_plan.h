@@ -42,7 +42,8 @@ struct init_device {
 };
 
 struct init_plan {
-        /* What to run. exec_path is args[0] resolved inside the rootfs by sbrun. */
+        /* What to run. exec_path is args[0] resolved in the container; NULL:
+         * sbrun-init looks it up once the mounts are made (create). */
         char **args;
         char **env;
         char *exec_path;

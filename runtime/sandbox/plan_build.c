@@ -89,9 +89,10 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
 {
         plan->args = copy_strv(process->args, process->n_args);
         plan->env = build_env(process, listen_fds);
-        plan->exec_path = strdup(exec_path);
+        plan->exec_path = exec_path ? strdup(exec_path) : NULL;
         plan->cwd = strdup(cwd);
-        if (plan->args == NULL || plan->env == NULL || plan->exec_path == NULL || plan->cwd == NULL)
+        if (plan->args == NULL || plan->env == NULL || (exec_path && plan->exec_path == NULL) ||
+            plan->cwd == NULL)
                 return sb_fail(err, ENOMEM, "init plan");
         plan->uid = process->user.uid;
         plan->gid = process->user.gid;
@@ -127,8 +128,8 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         const struct oci_linux *linux_ = config->linux_;
 
         memset(plan, 0, sizeof(*plan));
-        if (plan_fill_process(plan, config->process, in->exec_path, in->cwd, in->listen_fds, err) <
-            0)
+        /* No exec_path: sbrun-init looks args[0] up once the mounts are made. */
+        if (plan_fill_process(plan, config->process, NULL, in->cwd, in->listen_fds, err) < 0)
                 return -1;
         if (linux_ != NULL) {
                 if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,

@@ -11,7 +11,6 @@ struct oci_process;
 struct init_mount_list;
 
 struct plan_inputs {
-        const char *exec_path;
         const char *cwd;
         struct init_mount_list *mounts; /* from mount translation; moved into the plan */
         int preserve_fds;

@@ -49,6 +49,52 @@ load ../helpers
         assert_no_leftovers "$ID"
 }
 
+# podman --init: args[0] is /run/podman-init, which a bind mount puts
+# over the empty mount-point file podman leaves in the image; it is found
+# as the container sees it, after its mounts.
+@test "process.args[0] brought by a bind mount over an empty file in the image runs" {
+        make_bundle
+        mkdir -p "$BUNDLE/rootfs/run"
+        : >"$BUNDLE/rootfs/run/fake-init"
+        chmod 0644 "$BUNDLE/rootfs/run/fake-init"
+        printf '#!/bin/sh\necho init-ran "$@"\n' >"$TEST_DIR/fake-init"
+        chmod 0755 "$TEST_DIR/fake-init"
+        edit_config '.process.args = ["/run/fake-init", "--", "x"] |
+                .mounts += [{destination: "/run/fake-init", type: "bind", source: $s, options: ["bind", "ro"]}]' \
+                --arg s "$TEST_DIR/fake-init"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "$output" = "init-ran -- x" ]
+
+        # Through PATH too, and the image's own file would not do.
+        edit_config '.process.args = ["fake-init"] | .process.env = ["PATH=/run"]'
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "$output" = init-ran ]
+        edit_config '.mounts |= map(select(.destination != "/run/fake-init"))'
+        run sbrun run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'exec: "fake-init": permission denied'
+}
+
+@test "process.args[0] under a fresh tmpfs fails create, not start: the mount hides the image's file" {
+        make_bundle
+        mkdir -p "$BUNDLE/rootfs/opt"
+        printf '#!/bin/sh\necho prog-ran\n' >"$BUNDLE/rootfs/opt/prog"
+        chmod 0755 "$BUNDLE/rootfs/opt/prog"
+        edit_config '.process.args = ["/opt/prog"] |
+                .mounts += [{destination: "/opt", type: "tmpfs", source: "tmpfs", options: ["nosuid"]}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'exec: "/opt/prog": stat /opt/prog: no such file or directory'
+
+        # With tmpcopyup the copy is there.
+        edit_config '.mounts[-1].options += ["tmpcopyup"]'
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "$output" = prog-ran ]
+}
+
 @test "empty process.args is refused" {
         make_bundle
         edit_config '.process.args = []'

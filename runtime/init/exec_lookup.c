@@ -1,32 +1,35 @@
-#include "runtime/sandbox/exec_lookup.h"
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* asprintf */
+#endif
+#include "runtime/init/exec_lookup.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
-#include "runtime/sandbox/rootfs_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* 0: an executable regular file; otherwise an errno. */
-static int check_candidate(int rootfs_fd, const char *path, exec_path_covered_fn covered,
-                           void *data)
+/* 0: an executable regular file; otherwise an errno. Absolute symlinks
+ * and ".." resolve inside the root; magic links to fds are refused. */
+static int check_candidate(int root_fd, const char *path)
 {
-        _cleanup_free_ char *resolved = NULL;
-        _cleanup_close_ int fd = -1;
-        struct sb_error ignored = { 0 };
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+        _cleanup_close_ int fd = (int)syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
         struct stat st;
-        int r = rootfs_resolve(rootfs_fd, path, ROOTFS_NO_CREATE, &resolved, &fd, &ignored);
-        int errnum = ignored.errnum ? ignored.errnum : ENOENT;
 
-        sb_error_clear(&ignored);
-        if (r < 0)
-                return covered != NULL && covered(path, data) ? 0 : errnum;
+        if (fd < 0)
+                return errno;
         if (fstat(fd, &st) < 0)
                 return errno;
         if (S_ISDIR(st.st_mode))
@@ -45,8 +48,8 @@ static const char *env_path(char *const *env)
         return DEFAULT_PATH;
 }
 
-int exec_lookup(int rootfs_fd, const char *program, const char *cwd, char *const *env,
-                exec_path_covered_fn covered, void *data, char **out, struct sb_error *err)
+int exec_lookup(int root_fd, const char *program, const char *cwd, char *const *env, char **out,
+                struct sb_error *err)
 {
         if (program[0] == '\0')
                 return sb_fail(err, 0, "process.args[0]: empty program name");
@@ -58,7 +61,7 @@ int exec_lookup(int rootfs_fd, const char *program, const char *cwd, char *const
                         path = NULL;
                 if (path == NULL)
                         return sb_fail(err, ENOMEM, "exec %s", program);
-                int r = check_candidate(rootfs_fd, path, covered, data);
+                int r = check_candidate(root_fd, path);
                 if (r != 0) {
                         sb_fail(err, 0, "exec: \"%s\": stat %s: %s", program, path,
                                 r == ENOENT ? "no such file or directory" :
@@ -83,7 +86,7 @@ int exec_lookup(int rootfs_fd, const char *program, const char *cwd, char *const
                         continue; /* a relative PATH entry would depend on cwd: runc skips it too */
                 if (asprintf(&path, "%s/%s", dir, program) < 0)
                         return sb_fail(err, ENOMEM, "exec %s", program);
-                int r = check_candidate(rootfs_fd, path, covered, data);
+                int r = check_candidate(root_fd, path);
                 if (r == 0) {
                         *out = path;
                         return 0;
