@@ -1,11 +1,13 @@
 #include "runtime/sandbox/plan_build.h"
 
 #include "common/error.h"
+#include "common/log.h"
 #include "common/strv.h"
 #include "oci/config.h"
 #include "runtime/sandbox/mount_translate.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -84,6 +86,25 @@ static int build_devices(const struct oci_linux *linux_, struct init_plan *plan,
         return 0;
 }
 
+/* The kernel raises an ambient capability only if it is permitted and
+ * inheritable (and still in the bounding set): runc and crun skip the ones
+ * it would refuse, with a warning, rather than failing the container. */
+static void skip_unraisable_ambient(struct init_plan *plan)
+{
+        uint64_t raisable = plan->cap_permitted & plan->cap_inheritable & plan->cap_bounding;
+        uint64_t refused = plan->cap_ambient & ~raisable;
+
+        for (int cap = 0; cap < 64 && refused != 0; cap++) {
+                if (!(refused & (UINT64_C(1) << cap)))
+                        continue;
+                const char *name = oci_capability_name(cap);
+                sb_warn("process.capabilities.ambient: %s is not in the permitted, inheritable "
+                        "and bounding sets, so the kernel cannot raise it: skipped, as runc does",
+                        name ? name : "an unknown capability");
+        }
+        plan->cap_ambient &= raisable;
+}
+
 int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
                       const char *exec_path, const char *cwd, int listen_fds, struct sb_error *err)
 {
@@ -112,6 +133,8 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
         plan->cap_inheritable = process->capabilities.inheritable;
         plan->cap_permitted = process->capabilities.permitted;
         plan->cap_ambient = process->capabilities.ambient;
+        if (process->has_capabilities)
+                skip_unraisable_ambient(plan);
         plan->no_new_privileges = process->no_new_privileges;
         plan->console_fd = -1;
         plan->terminal = process->terminal;

@@ -31,6 +31,25 @@ caps_of() {
         [ "$(caps_of CapAmb)" = 0000000000000400 ]
 }
 
+@test "an ambient capability outside the inheritable set is skipped with a warning, as runc does" {
+        make_bundle
+        set_args cat /proc/self/status
+        edit_config '.process.user = {"uid": 1000, "gid": 1000} |
+                .process.capabilities = {
+                        "bounding":    ["CAP_KILL", "CAP_NET_BIND_SERVICE"],
+                        "inheritable": ["CAP_NET_BIND_SERVICE"],
+                        "permitted":   ["CAP_KILL", "CAP_NET_BIND_SERVICE"],
+                        "effective":   ["CAP_KILL", "CAP_NET_BIND_SERVICE"],
+                        "ambient":     ["CAP_KILL", "CAP_NET_BIND_SERVICE"]}'
+
+        run --separate-stderr sbrun --log "" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$stderr"
+        [[ $stderr == *"process.capabilities.ambient: CAP_KILL is not in the permitted, inheritable and bounding sets"*"skipped"* ]]
+        [[ $stderr != *CAP_NET_BIND_SERVICE* ]]
+        # CAP_NET_BIND_SERVICE (bit 10) is raised; CAP_KILL (bit 5) is not.
+        [ "$(caps_of CapAmb)" = 0000000000000400 ]
+}
+
 @test "root in the container gets the bounding set and nothing more" {
         make_bundle
         set_args cat /proc/self/status
