@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Beyond runc's: powercap's energy counters leak what other tenants run. */
-static const char *const floor_masked_extra[] = { "/sys/devices/virtual/powercap", NULL };
-
 static int union_paths(char ***list, size_t *n, bool *has, const char *const *want,
                        const char *field, const char *rule, struct floor_report *report,
                        struct sb_error *err)
@@ -50,7 +47,7 @@ int floor_paths(struct oci_config *config, const struct floor_context *ctx,
                         runc_masked_paths, "linux.maskedPaths", "standard: runc's masked paths",
                         report, err) < 0 ||
             union_paths(&l->masked_paths, &l->n_masked_paths, &l->has_masked_paths,
-                        floor_masked_extra, "linux.maskedPaths", "standard: runc's masked paths",
+                        sbrun_masked_extra, "linux.maskedPaths", "standard: runc's masked paths",
                         report, err) < 0)
                 return -1;
         return union_paths(&l->readonly_paths, &l->n_readonly_paths, &l->has_readonly_paths,

@@ -21,3 +21,6 @@ const char *const runc_masked_paths[] = {
 const char *const runc_readonly_paths[] = {
         "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", NULL,
 };
+
+/* Beyond runc's: powercap's energy counters leak what other tenants run. */
+const char *const sbrun_masked_extra[] = { "/sys/devices/virtual/powercap", NULL };

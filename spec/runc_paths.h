@@ -5,5 +5,7 @@
 
 extern const char *const runc_masked_paths[];   /* NULL-terminated */
 extern const char *const runc_readonly_paths[]; /* NULL-terminated */
+/* What the floor masks beyond runc's list, and `sbrun spec` writes too. */
+extern const char *const sbrun_masked_extra[]; /* NULL-terminated */
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "spec/spec_template.h"
 
+#include "spec/policy_profiles.h"
 #include "spec/runc_paths.h"
 
 #include "common/error.h"
@@ -105,6 +106,13 @@ static void write_process(struct json_writer *w)
         jw_kv_int(w, "hard", 1024);
         jw_kv_int(w, "soft", 1024);
         jw_object_end(w);
+        /* The template meets the standard floor, which forbids core dumps,
+         * so that `spec && run` draws no floor warning. */
+        jw_object_begin(w);
+        jw_kv_string(w, "type", "RLIMIT_CORE");
+        jw_kv_int(w, "hard", 0);
+        jw_kv_int(w, "soft", 0);
+        jw_object_end(w);
         jw_array_end(w);
         jw_kv_bool(w, "noNewPrivileges", true);
         jw_object_end(w);
@@ -180,6 +188,10 @@ static void write_linux(struct json_writer *w, bool rootless, uid_t uid, gid_t g
                 jw_kv_string(w, "access", "rwm");
                 jw_object_end(w);
                 jw_array_end(w);
+                /* The standard floor's pids ceiling, asked for up front. */
+                jw_kv_object_begin(w, "pids");
+                jw_kv_int(w, "limit", policy_profile_get(POLICY_STANDARD)->ceilings.pids);
+                jw_object_end(w);
                 jw_object_end(w);
         }
         write_namespaces(w, rootless);
@@ -188,6 +200,8 @@ static void write_linux(struct json_writer *w, bool rootless, uid_t uid, gid_t g
         for (const char *const *p = runc_masked_paths; *p != NULL; p++)
                 jw_string(w, *p);
         jw_string(w, "/sys/devices/virtual/tpm");
+        for (const char *const *p = sbrun_masked_extra; *p != NULL; p++)
+                jw_string(w, *p);
         jw_array_end(w);
         jw_kv_strv(w, "readonlyPaths", runc_readonly_paths);
         jw_object_end(w);

@@ -62,6 +62,12 @@ load ../helpers
         # asks for CAP_AUDIT_WRITE).
         [ "$(jq -c .process.capabilities.bounding "$BUNDLE/config.json")" = '["CAP_KILL","CAP_NET_BIND_SERVICE"]' ]
         run ! grep -q 'process.capabilities' "$TEST_DIR/sbrun.log"
+        # The template meets the standard floor: no floor warning at all. (On
+        # a host without cgroup v2 the one that limits are not enforced is
+        # true and stays.)
+        [ -s "$TEST_DIR/sbrun.log" ] || host_has_v2_controllers
+        run grep -i warn "$TEST_DIR/sbrun.log"
+        [ -z "$(grep -v 'runs WITHOUT resource limits' <<<"$output")" ] || fail "floor warnings: $output"
 }
 
 @test "features prints the runtime's capabilities as JSON" {
