@@ -25,7 +25,45 @@ void oci_state_free(struct oci_state *s)
         free(s->owner);
         free(s->cgroup_path);
         oci_kv_free(s->annotations, s->n_annotations);
+        oci_kv_free(s->markers, s->n_markers);
         free(s);
+}
+
+const char *oci_state_marker(const struct oci_state *s, const char *key)
+{
+        for (size_t i = 0; i < s->n_markers; i++)
+                if (strcmp(s->markers[i].key, key) == 0)
+                        return s->markers[i].value;
+        return NULL;
+}
+
+int oci_state_set_marker(struct oci_state *s, const char *key, const char *value)
+{
+        char *copy = strdup(value);
+
+        if (copy == NULL)
+                return -1;
+        for (size_t i = 0; i < s->n_markers; i++) {
+                if (strcmp(s->markers[i].key, key) == 0) {
+                        free(s->markers[i].value);
+                        s->markers[i].value = copy;
+                        return 0;
+                }
+        }
+        struct oci_kv *grown = realloc(s->markers, (s->n_markers + 1) * sizeof(*grown));
+        if (grown == NULL) {
+                free(copy);
+                return -1;
+        }
+        s->markers = grown;
+        grown[s->n_markers].key = strdup(key);
+        grown[s->n_markers].value = copy;
+        if (grown[s->n_markers].key == NULL) {
+                free(copy);
+                return -1;
+        }
+        s->n_markers++;
+        return 0;
 }
 
 /* Absent strings stay absent in the record, so NULL reads back as NULL. */
@@ -35,9 +73,9 @@ static void gen_optional_string(struct json_writer *w, const char *key, const ch
                 jw_kv_string(w, key, value);
 }
 
-static void gen_annotations(struct json_writer *w, const struct oci_kv *kv, size_t n)
+static void gen_map(struct json_writer *w, const char *name, const struct oci_kv *kv, size_t n)
 {
-        jw_kv_object_begin(w, "annotations");
+        jw_kv_object_begin(w, name);
         for (size_t i = 0; i < n; i++)
                 jw_kv_string(w, kv[i].key, kv[i].value);
         jw_object_end(w);
@@ -62,7 +100,9 @@ char *oci_state_to_record_json(const struct oci_state *s, struct sb_error *err)
         jw_kv_bool(w, "started", s->started);
         gen_optional_string(w, "cgroupPath", s->cgroup_path);
         if (s->n_annotations > 0)
-                gen_annotations(w, s->annotations, s->n_annotations);
+                gen_map(w, "annotations", s->annotations, s->n_annotations);
+        if (s->n_markers > 0)
+                gen_map(w, "sbrun", s->markers, s->n_markers);
         jw_object_end(w);
         return jw_to_string(w, err);
 }
@@ -86,12 +126,17 @@ static int parse_record(json_val tree, struct oci_state *s, struct sb_error *err
             json_get_bool(tree, "started", &p, &s->started, err) < 0 ||
             json_get_string(tree, "cgroupPath", &p, &s->cgroup_path, err) < 0 ||
             json_get_string_map(tree, "annotations", &p, &s->annotations, &s->n_annotations, err) <
-                    0)
+                    0 ||
+            json_get_string_map(tree, "sbrun", &p, &s->markers, &s->n_markers, err) < 0)
                 return -1;
         s->pid = (int)pid;
         if (s->n_annotations == 0) {
                 free(s->annotations);
                 s->annotations = NULL;
+        }
+        if (s->n_markers == 0) {
+                free(s->markers);
+                s->markers = NULL;
         }
         return 0;
 }
@@ -158,6 +203,8 @@ int oci_state_write(struct json_writer *w, const struct oci_state *s, struct sb_
                 jw_object_end(w);
         }
         jw_kv_string(w, "owner", s->owner ? s->owner : "");
+        if (s->n_markers > 0)
+                gen_map(w, "sbrun", s->markers, s->n_markers);
         jw_object_end(w);
         return 0;
 }

@@ -22,11 +22,22 @@ struct oci_state {
         char *rootfs;
         char *created; /* RFC 3339 */
         char *owner;
-        bool started;      /* `start` has released the process */
-        char *cgroup_path; /* absolute path of the container's cgroup, may be NULL */
-        struct oci_kv *annotations;
+        bool started;               /* `start` has released the process */
+        char *cgroup_path;          /* absolute path of the container's cgroup, may be NULL */
+        struct oci_kv *annotations; /* config.json's, exactly */
         size_t n_annotations;
+        /* sbrun's own facts about the container ("resources": "unenforced",
+         * "verdict", "exit_code", "signal"): kept apart from the
+         * annotations, so that a hook sees only the config's, and printed
+         * by `sbrun state` as the object "sbrun". */
+        struct oci_kv *markers;
+        size_t n_markers;
 };
+
+/* Set (or replace) marker key. Returns -1 only when out of memory. */
+int oci_state_set_marker(struct oci_state *state, const char *key, const char *value);
+/* The marker's value, or NULL. */
+const char *oci_state_marker(const struct oci_state *state, const char *key);
 
 /* sbrun's record, with private fields. */
 char *oci_state_to_record_json(const struct oci_state *state, struct sb_error *err);

@@ -10,7 +10,7 @@
  * cgroups.enforce (default true): false lets containers run without
  * resource limits on a host that has no usable cgroup v2 controllers
  * (e.g. a hybrid v1/v2 host), with a warning on every create and
- * "run.sbrun.resources": "unenforced" in their state. Where the
+ * "sbrun": {"resources": "unenforced"} in their state. Where the
  * controllers exist, limits are enforced either way.
  *
  *   "floor": {

@@ -7,7 +7,6 @@
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_path.h"
 #include "runtime/container/global_options.h"
-#include "runtime/container/verdict.h"
 #include "spec/floor.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
@@ -86,29 +85,6 @@ int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
         if (cgroup_create(&cc->root, cc->rel, &cc->cg, err) < 0)
                 return -1;
         return cgroup_apply(&cc->cg, &cc->settings, err);
-}
-
-int container_cgroup_annotations(const struct container_cgroup *cc, const struct oci_kv *in,
-                                 size_t n, struct oci_kv **out, size_t *n_out, struct sb_error *err)
-{
-        size_t total = 0;
-
-        *out = calloc(n + 1, sizeof(**out));
-        if (*out == NULL)
-                return sb_fail(err, ENOMEM, "state annotations");
-        /* Only sbrun says whether limits are enforced, or how a container
-         * ended, never config.json. */
-        for (size_t i = 0; i < n; i++) {
-                if (strcmp(in[i].key, RESOURCES_ANNOTATION) != 0 &&
-                    !verdict_annotation_reserved(in[i].key))
-                        (*out)[total++] = in[i];
-        }
-        if (cc->unenforced) {
-                (*out)[total].key = (char *)RESOURCES_ANNOTATION;
-                (*out)[total++].value = (char *)RESOURCES_UNENFORCED;
-        }
-        *n_out = total;
-        return 0;
 }
 
 int container_cgroup_open(const struct oci_state *state, const char *command, struct cgroup *cg,

@@ -6,7 +6,7 @@
  * Fail closed: a host without usable cgroup v2 controllers refuses the
  * container unless the operator's policy says "cgroups": {"enforce":
  * false}; then it runs without a cgroup, with a warning on every create
- * and "run.sbrun.resources": "unenforced" among its state annotations. */
+ * and "sbrun": {"resources": "unenforced"} in its state. */
 #ifndef SB_CONTAINER_CGROUP_H
 #define SB_CONTAINER_CGROUP_H
 
@@ -23,7 +23,8 @@ struct operator_policy;
 struct oci_config;
 struct oci_kv;
 
-#define RESOURCES_ANNOTATION "run.sbrun.resources"
+/* The state marker (oci/state.h) of a container without a cgroup. */
+#define RESOURCES_MARKER "resources"
 #define RESOURCES_UNENFORCED "unenforced"
 
 struct container_cgroup {
@@ -49,12 +50,6 @@ static inline int container_cgroup_fd(const struct container_cgroup *cc)
 {
         return cc->cg.dir_fd;
 }
-
-/* The config's annotations plus RESOURCES_ANNOTATION when unenforced, as
- * a new array of borrowed pairs: the caller frees only the array. */
-int container_cgroup_annotations(const struct container_cgroup *cc, const struct oci_kv *in,
-                                 size_t n, struct oci_kv **out, size_t *n_out,
-                                 struct sb_error *err);
 
 /* After a successful create the cgroup outlives this command. */
 static inline void container_cgroup_keep(struct container_cgroup *cc)

@@ -64,14 +64,16 @@ int create_record_state(struct create_ctx *c, struct state_dir *sd,
                 .cgroup_path = c->cgroup.cg.path,
         };
         _cleanup_free_ char *created = now_rfc3339();
-        _cleanup_free_ struct oci_kv *annotations = NULL;
+        /* The config's annotations exactly; sbrun's own facts are markers. */
+        struct oci_kv unenforced = { (char *)RESOURCES_MARKER, (char *)RESOURCES_UNENFORCED };
 
         state.created = created;
-        if (container_cgroup_annotations(&c->cgroup, c->config->annotations,
-                                         c->config->n_annotations, &annotations,
-                                         &state.n_annotations, err) < 0)
-                return -1;
-        state.annotations = annotations;
+        state.annotations = c->config->annotations;
+        state.n_annotations = c->config->n_annotations;
+        if (c->cgroup.unenforced) {
+                state.markers = &unenforced;
+                state.n_markers = 1;
+        }
         if (proc_stat_identity(c->container_pid, &state.pid_start_time, NULL) < 0)
                 return sb_fail(err, errno, "container process %d vanished", c->container_pid);
         if (state_dir_save(sd, &state, err) < 0)

@@ -88,52 +88,16 @@ int verdict_write_file(const char *path, const struct verdict *v, struct sb_erro
         return 0;
 }
 
-bool verdict_annotation_reserved(const char *key)
-{
-        return strcmp(key, VERDICT_ANNOTATION) == 0 ||
-               strcmp(key, VERDICT_EXIT_CODE_ANNOTATION) == 0 ||
-               strcmp(key, VERDICT_SIGNAL_ANNOTATION) == 0;
-}
-
-static int set_annotation(struct oci_state *s, const char *key, const char *value)
-{
-        for (size_t i = 0; i < s->n_annotations; i++) {
-                if (strcmp(s->annotations[i].key, key) == 0) {
-                        char *copy = strdup(value);
-                        if (copy == NULL)
-                                return -1;
-                        free(s->annotations[i].value);
-                        s->annotations[i].value = copy;
-                        return 0;
-                }
-        }
-        struct oci_kv *grown = realloc(s->annotations, (s->n_annotations + 1) * sizeof(*grown));
-        if (grown == NULL)
-                return -1;
-        s->annotations = grown;
-        grown[s->n_annotations].key = strdup(key);
-        grown[s->n_annotations].value = strdup(value);
-        if (grown[s->n_annotations].key == NULL || grown[s->n_annotations].value == NULL) {
-                free(grown[s->n_annotations].key);
-                free(grown[s->n_annotations].value);
-                return -1;
-        }
-        s->n_annotations++;
-        return 0;
-}
-
 int verdict_annotate_oom(struct oci_state *state)
 {
         uint64_t oom_kills, fork_refusals;
 
-        for (size_t i = 0; i < state->n_annotations; i++) {
-                if (strcmp(state->annotations[i].key, VERDICT_ANNOTATION) == 0)
-                        return 0;
-        }
+        if (oci_state_marker(state, VERDICT_MARKER) != NULL)
+                return 0;
         cgroup_counters(state->cgroup_path, &oom_kills, &fork_refusals);
         if (oom_kills == 0)
                 return 0;
-        return set_annotation(state, VERDICT_ANNOTATION, verdict_name(VERDICT_OOM));
+        return oci_state_set_marker(state, VERDICT_MARKER, verdict_name(VERDICT_OOM));
 }
 
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
@@ -147,9 +111,9 @@ int verdict_record(const char *root, const char *id, const struct verdict *v, st
                 return -1;
         snprintf(code, sizeof(code), "%d", v->exit_code);
         snprintf(sig, sizeof(sig), "%d", v->signal);
-        if (set_annotation(state, VERDICT_ANNOTATION, verdict_name(v->kind)) < 0 ||
-            set_annotation(state, VERDICT_EXIT_CODE_ANNOTATION, code) < 0 ||
-            set_annotation(state, VERDICT_SIGNAL_ANNOTATION, sig) < 0)
+        if (oci_state_set_marker(state, VERDICT_MARKER, verdict_name(v->kind)) < 0 ||
+            oci_state_set_marker(state, VERDICT_EXIT_CODE_MARKER, code) < 0 ||
+            oci_state_set_marker(state, VERDICT_SIGNAL_MARKER, sig) < 0)
                 sb_fail(err, ENOMEM, "record the verdict of %s", id);
         else
                 ret = state_dir_save(&sd, state, err);

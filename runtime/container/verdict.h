@@ -46,9 +46,11 @@ struct verdict {
         int signal;
 };
 
-#define VERDICT_ANNOTATION "run.sbrun.verdict"
-#define VERDICT_EXIT_CODE_ANNOTATION "run.sbrun.exit_code"
-#define VERDICT_SIGNAL_ANNOTATION "run.sbrun.signal"
+/* Markers of the state (oci/state.h), never annotations: config.json
+ * cannot forge a verdict, and hooks see only the config's annotations. */
+#define VERDICT_MARKER "verdict"
+#define VERDICT_EXIT_CODE_MARKER "exit_code"
+#define VERDICT_SIGNAL_MARKER "signal"
 
 const char *verdict_name(enum verdict_kind kind);
 
@@ -58,15 +60,12 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err);
 
-/* Into the state record of container id under root, as annotations. */
+/* Into the state record of container id under root, as markers. */
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err);
 
 /* A stopped container with no recorded verdict (an engine reaped it, so
- * only the engine knows its exit code): "oom" into state's annotations if
+ * only the engine knows its exit code): "oom" into state's markers if
  * its cgroup counted an OOM kill. Returns -1 only when out of memory. */
 int verdict_annotate_oom(struct oci_state *state);
-
-/* Keys only sbrun writes: config.json cannot forge a verdict. */
-bool verdict_annotation_reserved(const char *key);
 
 #endif

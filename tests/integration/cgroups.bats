@@ -59,7 +59,9 @@ needs_hybrid_host() {
 
         run sbrun state "$ID"
         [ "$status" -eq 0 ]
-        [ "$(jq -r '.annotations["run.sbrun.resources"]' <<<"$output")" = unenforced ]
+        [ "$(jq -r .sbrun.resources <<<"$output")" = unenforced ]
+        # sbrun's own marker is no annotation: those are config.json's.
+        [ "$(jq -r '.annotations["run.sbrun.resources"] // "none"' <<<"$output")" = none ]
         [ "$(jq -r .status <<<"$output")" = created ]
 
         # Commands that need a cgroup say why they cannot work.

@@ -81,6 +81,28 @@ hooks_bundle() {
         assert_no_leftovers "$ID"
 }
 
+@test "hooks see exactly the config's annotations, also when the container runs without a cgroup" {
+        hooks_bundle '.annotations = {"org.example/a": "1", "run.sbrun.verdict": "forged"}'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "create: $output"
+        run sbrun start "$ID"
+        [ "$status" -eq 0 ]
+        for kind in createRuntime poststart; do
+                [ "$(jq -c .annotations "$TEST_DIR/rec/$kind.state")" = \
+                        '{"org.example/a":"1","run.sbrun.verdict":"forged"}' ] ||
+                        fail "$kind saw $(jq -c .annotations "$TEST_DIR/rec/$kind.state")"
+        done
+        [ "$(jq -c .annotations "$BUNDLE/rootfs/startContainer.state")" = \
+                '{"org.example/a":"1","run.sbrun.verdict":"forged"}' ]
+        # sbrun's own facts are in "sbrun", apart.
+        run sbrun state "$ID"
+        if ! host_has_v2_controllers; then
+                [ "$(jq -r .sbrun.resources <<<"$output")" = unenforced ]
+        fi
+        [ "$(jq -r '.sbrun.verdict // "none"' <<<"$output")" = none ]
+}
+
 # A failing hook of KIND fails create and leaves nothing behind.
 create_hook_fails() {
         hooks_bundle ".hooks.$1[0].args += [\"3\"]"

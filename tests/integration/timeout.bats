@@ -120,12 +120,12 @@ verdict_of() { # FILE FIELD
         [ "$elapsed" -ge 1900 ] || fail "stopped after only ${elapsed} ms"
         local i verdict=""
         for ((i = 0; i < 20; i++)); do
-                verdict=$(sbrun state "$ID" | jq -r '.annotations["run.sbrun.verdict"] // empty')
+                verdict=$(sbrun state "$ID" | jq -r '.sbrun.verdict // empty')
                 [ -n "$verdict" ] && break
                 sleep 0.1
         done
         [ "$verdict" = timeout ] || fail "verdict '$verdict': $(sbrun state "$ID")"
-        [ "$(sbrun state "$ID" | jq -r '.annotations["run.sbrun.signal"]')" = 9 ]
+        [ "$(sbrun state "$ID" | jq -r .sbrun.signal)" = 9 ]
 
         run sbrun delete "$ID"
         [ "$status" -eq 0 ]
@@ -207,9 +207,9 @@ watchdog_gone() {
         [ "$status" -eq 5 ]
         run sbrun state "$ID"
         [ "$(jq -r .status <<<"$output")" = stopped ]
-        [ "$(jq -r '.annotations["run.sbrun.verdict"]' <<<"$output")" = exited ]
-        [ "$(jq -r '.annotations["run.sbrun.exit_code"]' <<<"$output")" = 5 ]
-        [ "$(jq -r '.annotations["run.sbrun.signal"]' <<<"$output")" = 0 ]
+        [ "$(jq -r .sbrun.verdict <<<"$output")" = exited ]
+        [ "$(jq -r .sbrun.exit_code <<<"$output")" = 5 ]
+        [ "$(jq -r .sbrun.signal <<<"$output")" = 0 ]
         sbrun delete "$ID"
         assert_no_leftovers "$ID"
 }
@@ -220,7 +220,9 @@ watchdog_gone() {
         set_cmd 'sleep 30'
         detached sbrun create -b "$BUNDLE" "$ID"
         run sbrun state "$ID"
-        [ "$(jq -r '.annotations["run.sbrun.verdict"] // "none"' <<<"$output")" = none ]
+        [ "$(jq -r '.sbrun.verdict // "none"' <<<"$output")" = none ]
+        # The config's annotation stays what it is: an annotation.
+        [ "$(jq -r '.annotations["run.sbrun.verdict"]' <<<"$output")" = exited ]
         sbrun delete --force "$ID"
         assert_no_leftovers "$ID"
 }

@@ -82,7 +82,7 @@ cgdir() {
         done
         run sbrun state "$ID"
         [ "$(jq -r .status <<<"$output")" = stopped ]
-        [ "$(jq -r '.annotations["run.sbrun.verdict"]' <<<"$output")" = oom ]
+        [ "$(jq -r .sbrun.verdict <<<"$output")" = oom ]
         run sbrun delete "$ID"
         assert_no_leftovers "$ID"
 }
@@ -124,7 +124,7 @@ cgdir() {
         [ "$(cat "$(cgdir)/cgroup.procs" | wc -l)" -eq 0 ]
         local i v=""
         for ((i = 0; i < 30; i++)); do
-                v=$(sbrun state "$ID" | jq -r '.annotations["run.sbrun.verdict"] // empty')
+                v=$(sbrun state "$ID" | jq -r '.sbrun.verdict // empty')
                 [ -n "$v" ] && break
                 sleep 0.1
         done
