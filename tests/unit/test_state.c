@@ -68,6 +68,11 @@ static void assert_states_equal(const struct oci_state *a, const struct oci_stat
                 assert_string_equal(a->annotations[i].key, b->annotations[i].key);
                 assert_string_equal(a->annotations[i].value, b->annotations[i].value);
         }
+        assert_int_equal(a->n_markers, b->n_markers);
+        for (size_t i = 0; i < a->n_markers; i++) {
+                assert_string_equal(a->markers[i].key, b->markers[i].key);
+                assert_string_equal(a->markers[i].value, b->markers[i].value);
+        }
 }
 
 static void round_trip(const struct oci_state *in)
@@ -94,6 +99,34 @@ static void test_record_round_trip(void **state)
         struct oci_state s = sample();
 
         round_trip(&s);
+}
+
+/* sbrun's markers survive the record, print as "sbrun" and never mix
+ * with the config's annotations. */
+static void test_markers_apart_from_annotations(void **state)
+{
+        struct oci_state s = sample();
+        struct sb_error err = { 0 };
+
+        assert_int_equal(oci_state_set_marker(&s, "resources", "unenforced"), 0);
+        assert_int_equal(oci_state_set_marker(&s, "verdict", "exited"), 0);
+        assert_int_equal(oci_state_set_marker(&s, "verdict", "oom"), 0);
+        assert_int_equal(s.n_markers, 2);
+        assert_string_equal(oci_state_marker(&s, "verdict"), "oom");
+        assert_null(oci_state_marker(&s, "signal"));
+        round_trip(&s);
+
+        char *json = oci_state_to_json(&s, false, &err);
+        assert_non_null(json);
+        assert_non_null(
+                strstr(json, ",\"sbrun\":{\"resources\":\"unenforced\",\"verdict\":\"oom\"}}"));
+        assert_null(strstr(json, "\"run.sbrun."));
+        free(json);
+        for (size_t i = 0; i < s.n_markers; i++) {
+                free(s.markers[i].key);
+                free(s.markers[i].value);
+        }
+        free(s.markers);
 }
 
 static void test_record_round_trip_sparse(void **state)
@@ -165,6 +198,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_record_round_trip),
                 cmocka_unit_test(test_record_round_trip_sparse),
+                cmocka_unit_test(test_markers_apart_from_annotations),
                 cmocka_unit_test(test_record_errors),
                 cmocka_unit_test(test_public_state_pretty),
                 cmocka_unit_test(test_public_state_compact_stopped),
