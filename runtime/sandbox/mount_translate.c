@@ -361,23 +361,37 @@ static int plan_copyup(const struct oci_mount *m, size_t i, int rootfs_fd, const
         return 0;
 }
 
+/* bwrap names every tmpfs "tmpfs" in mountinfo, where tools (systemd,
+ * runtime-tools) look for the config's source ("shm" for /dev/shm). A
+ * tmpfs with another source and no later mount of the config under it is
+ * mounted by sbrun-init instead, with its source; one that later mounts
+ * need as their base stays bwrap's (sbrun-init mounts after bwrap). */
+static int init_tmpfs(const struct oci_mount *m, size_t i, const char *dest,
+                      const struct mount_options *o, struct init_mount_list *init,
+                      struct sb_error *err)
+{
+        _cleanup_free_ char *data = join_data(&o->data);
+
+        if (data == NULL)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        if (init_mount_list_add(init, INIT_MOUNT_FS, m->source, dest, "tmpfs",
+                                o->set | MS_NOSUID | MS_NODEV, *data ? data : NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return 0;
+}
+
 static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
-                           const struct mount_options *o, struct bind_sources *bs, int first_fd,
-                           struct strv *bwrap, struct init_mount_list *init,
-                           struct mount_table *table, struct sb_error *err)
+                           const struct mount_options *o, bool nothing_later_under,
+                           struct bind_sources *bs, int first_fd, struct strv *bwrap,
+                           struct init_mount_list *init, struct mount_table *table,
+                           struct sb_error *err)
 {
         _cleanup_free_ char *dest = NULL;
+        enum mounted_kind kind = MOUNTED_FRESH;
 
         if (resolve_destination(table, rootfs_fd, m->destination, ROOTFS_CREATE_DIR, &dest, err) <
             0)
                 return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
-        if (o->copyup && strcmp(dest, "/dev") == 0)
-                sb_warn("mounts[%zu].options: tmpcopyup of /dev: the image's /dev is not copied, "
-                        "bwrap's /dev has the standard nodes",
-                        i);
-        else if (o->copyup &&
-                 plan_copyup(m, i, rootfs_fd, dest, table, bs, first_fd, init, err) < 0)
-                return -1;
 
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
                 /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
@@ -385,6 +399,15 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                 if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE, bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
+                if (o->copyup)
+                        sb_warn("mounts[%zu].options: tmpcopyup of /dev: the image's /dev is not "
+                                "copied, bwrap's /dev has the standard nodes",
+                                i);
+        } else if (is_type(m, "tmpfs") && m->source != NULL && strcmp(m->source, "tmpfs") != 0 &&
+                   *m->source != '\0' && nothing_later_under) {
+                if (init_tmpfs(m, i, dest, o, init, err) < 0)
+                        return -1;
+                kind = MOUNTED_INIT;
         } else if (is_type(m, "tmpfs")) {
                 if (o->has_mode) {
                         strv_add(bwrap, "--perms");
@@ -403,12 +426,18 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                 strv_add(bwrap, "--mqueue");
                 strv_add(bwrap, dest);
         }
+        /* The copy goes into the new tmpfs, before a flag remount can make
+         * it read-only. */
+        if (o->copyup && strcmp(dest, "/dev") != 0 &&
+            plan_copyup(m, i, rootfs_fd, dest, table, bs, first_fd, init, err) < 0)
+                return -1;
         unsigned long flags = o->set & (MS_RDONLY | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
                                         MS_RELATIME | MS_STRICTATIME);
-        if (flags != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
-                                              flags | MS_NOSUID | MS_NODEV, NULL, false) < 0)
+        if (kind == MOUNTED_FRESH && flags != 0 &&
+            init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
+                                flags | MS_NOSUID | MS_NODEV, NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        return table_add(table, dest, MOUNTED_FRESH, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+        return table_add(table, dest, kind, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
 static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
@@ -436,10 +465,10 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
-static int translate_one(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
-                         struct bind_sources *bs, int first_fd, struct strv *bwrap,
-                         struct init_mount_list *init, struct mount_table *table,
-                         struct sb_error *err)
+static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later_under,
+                         const char *bundle, int rootfs_fd, struct bind_sources *bs, int first_fd,
+                         struct strv *bwrap, struct init_mount_list *init,
+                         struct mount_table *table, struct sb_error *err)
 {
         struct mount_options o = { 0 };
         int r;
@@ -490,7 +519,8 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
                 r = translate_bind(m, i, bundle, rootfs_fd, &o, bs, first_fd, bwrap, init, table,
                                    err);
         } else if (is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")) {
-                r = translate_fresh(m, i, rootfs_fd, &o, bs, first_fd, bwrap, init, table, err);
+                r = translate_fresh(m, i, rootfs_fd, &o, nothing_later_under, bs, first_fd, bwrap,
+                                    init, table, err);
         } else if (is_type(m, "devpts") && table->has_dev && under != NULL &&
                    strcmp(m->destination, "/dev/pts") == 0) {
                 /* bwrap's --dev already mounted a new devpts instance there;
@@ -505,6 +535,36 @@ static int translate_one(const struct oci_mount *m, size_t i, const char *bundle
         }
         strv_release(&o.data);
         return r;
+}
+
+/* Does a mount after mounts[i] in the config go under its destination? By
+ * the clean paths as written: a symlink that leads a later one under it
+ * anyway is caught when that one is translated (it lies under a mount the
+ * init makes). */
+static int later_mount_under(const struct oci_config *config, size_t i, bool *found,
+                             struct sb_error *err)
+{
+        _cleanup_free_ char *base = NULL;
+
+        *found = false;
+        if (config->mounts[i].destination == NULL ||
+            rootfs_clean_path(config->mounts[i].destination, &base, err) < 0) {
+                sb_error_clear(err);
+                return 0; /* translate_one names the bad destination */
+        }
+        size_t len = strlen(base);
+        for (size_t j = i + 1; j < config->n_mounts && !*found; j++) {
+                _cleanup_free_ char *d = NULL;
+                if (config->mounts[j].destination == NULL ||
+                    rootfs_clean_path(config->mounts[j].destination, &d, err) < 0) {
+                        sb_error_clear(err);
+                        continue;
+                }
+                /* The same destination counts: that mount goes over this one. */
+                *found =
+                        strncmp(d, base, len) == 0 && (d[len] == '/' || d[len] == '\0' || len == 1);
+        }
+        return 0;
 }
 
 int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,
@@ -528,8 +588,10 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                         return sb_fail(err, ENOMEM, "mounts");
         }
         for (size_t i = 0; i < config->n_mounts; i++) {
-                if (translate_one(&config->mounts[i], i, bundle, rootfs_fd, bs, first_fd, bwrap,
-                                  init, table, err) < 0)
+                bool later_under;
+                if (later_mount_under(config, i, &later_under, err) < 0 ||
+                    translate_one(&config->mounts[i], i, !later_under, bundle, rootfs_fd, bs,
+                                  first_fd, bwrap, init, table, err) < 0)
                         return -1;
         }
         if (bwrap->failed)

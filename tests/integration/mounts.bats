@@ -218,6 +218,27 @@ mount_line() {
         assert_fails_cleanly "$ID" 'lies under the bind mount at /b: not supported'
 }
 
+@test "a tmpfs keeps its source in mountinfo: /dev/shm shows shm, with its options" {
+        make_bundle
+        # The template's /dev/shm: source shm, runc's options.
+        [ "$(jq -r '.mounts[] | select(.destination == "/dev/shm") | .source' "$BUNDLE/config.json")" = shm ]
+        edit_config '.mounts += [{destination: "/scratch", type: "tmpfs", source: "scratch-src", options: ["ro"]},
+                                 {destination: "/base", type: "tmpfs", source: "base-src", options: []},
+                                 {destination: "/base/sub", type: "tmpfs", source: "tmpfs", options: []}]'
+        set_cmd 'awk "\$5 == \"/dev/shm\" || \$5 == \"/scratch\" || \$5 == \"/base\" { for (i = 7; \$i != \"-\"; i++); print \$5, \$(i+1), \$(i+2), \$6 }" /proc/self/mountinfo
+                stat -c "%a" /dev/shm; touch /scratch/x 2>/dev/null || echo ro; ls -d /base/sub'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ $(grep '^/dev/shm ' <<<"$output") == "/dev/shm tmpfs shm rw,nosuid,nodev,noexec"* ]] || fail "$output"
+        [[ $(grep '^/scratch ' <<<"$output") == "/scratch tmpfs scratch-src ro,"* ]] || fail "$output"
+        # A tmpfs that a later mount needs as its base is bwrap's, named tmpfs.
+        [[ $(grep '^/base ' <<<"$output") == "/base tmpfs tmpfs "* ]] || fail "$output"
+        grep -qx 1777 <<<"$output"
+        grep -qx ro <<<"$output"
+        grep -qx /base/sub <<<"$output"
+}
+
 @test "the spec's default mounts are there: proc, /dev tmpfs, devpts, mqueue, sysfs" {
         make_bundle
         set_args cat /proc/mounts
