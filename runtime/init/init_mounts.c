@@ -226,6 +226,9 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
         case INIT_MOUNT_COPYUP:
                 snprintf(buf, size, "tmpfs %s", m->destination);
                 break;
+        case INIT_MOUNT_PROPAGATE:
+                snprintf(buf, size, "set the propagation of %s", m->destination);
+                break;
         default:
                 snprintf(buf, size, "mount kind %u on %s", m->kind, m->destination);
         }
@@ -270,6 +273,10 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
                 return resize(fd, m->data, what, err);
         case INIT_MOUNT_COPYUP:
                 return copy_up(fd, m->source, what, err);
+        case INIT_MOUNT_PROPAGATE:
+                if (mount(NULL, fd_path(fd, buf), NULL, (unsigned long)m->flags, NULL) < 0)
+                        return sb_fail(err, errno, "%s", what);
+                return 0;
         default:
                 return sb_fail(err, EINVAL, "%s", what);
         }

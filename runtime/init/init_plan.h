@@ -19,6 +19,7 @@ enum init_mount_kind {
         INIT_MOUNT_RESIZE,   /* remount a tmpfs with `data` (size=…), its flags kept */
         INIT_MOUNT_COPYUP,   /* tmpcopyup: copy the image directory whose fd number is
                               * `source` (decimal) into the new tmpfs at destination */
+        INIT_MOUNT_PROPAGATE, /* set the propagation `flags` (MS_SHARED…, MS_REC) */
 };
 
 /* Each entry's destination is an absolute path inside the container; init

@@ -48,12 +48,40 @@ static const struct {
         { "defaults", 0, 0 },
 };
 
-/* bwrap makes every mount private in its own namespace: propagation options
- * cannot be honoured and are accepted only as the default they already are. */
-static const char *const propagation_options[] = {
-        "private", "rprivate",   "slave",       "rslave", "shared",
-        "rshared", "unbindable", "runbindable", NULL,
+/* bwrap leaves every mount of the container a slave of the host's (it
+ * marks / MS_SLAVE|MS_REC before building the root): what runc calls
+ * rslave. Other propagation is set by sbrun-init once the mounts exist,
+ * in config order, as runc applies its propagation flags. */
+static const struct {
+        const char *name;
+        unsigned long flags;
+} propagation_options[] = {
+        { "private", MS_PRIVATE },       { "rprivate", MS_PRIVATE | MS_REC },
+        { "slave", MS_SLAVE },           { "rslave", MS_SLAVE | MS_REC },
+        { "shared", MS_SHARED },         { "rshared", MS_SHARED | MS_REC },
+        { "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
 };
+
+unsigned long mount_propagation_flags(const char *name)
+{
+        for (size_t i = 0; name && i < sizeof(propagation_options) / sizeof(propagation_options[0]);
+             i++)
+                if (strcmp(name, propagation_options[i].name) == 0)
+                        return propagation_options[i].flags;
+        return 0;
+}
+
+/* Once mounted, the mount's propagation, as its options asked. */
+static int add_propagation(struct init_mount_list *init, const char *dest,
+                           const struct mount_options *o, size_t i, struct sb_error *err)
+{
+        if (o->propagation == 0)
+                return 0;
+        if (init_mount_list_add(init, INIT_MOUNT_PROPAGATE, NULL, dest, NULL, o->propagation, NULL,
+                                false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return 0;
+}
 
 static int parse_size(const char *text, unsigned long long *out)
 {
@@ -102,8 +130,10 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                                 known = true;
                         }
                 }
-                for (const char *const *p = propagation_options; *p && !known; p++)
-                        known = strcmp(opt, *p) == 0;
+                if (!known && mount_propagation_flags(opt) != 0) {
+                        o->propagation = mount_propagation_flags(opt);
+                        known = true;
+                }
                 if (known)
                         continue;
                 if (strcmp(opt, "bind") == 0 || strcmp(opt, "rbind") == 0) {
@@ -304,6 +334,8 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         if (extra != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
                                               extra | (o->set & MS_RDONLY), NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        if (add_propagation(init, dest, o, i, err) < 0)
+                return -1;
         return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") :
                                                                   0;
 }
@@ -437,6 +469,8 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
             init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
                                 flags | MS_NOSUID | MS_NODEV, NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        if (add_propagation(init, dest, o, i, err) < 0)
+                return -1;
         return table_add(table, dest, kind, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
@@ -462,6 +496,8 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         if (init_mount_list_add(init, INIT_MOUNT_FS, m->source ? m->source : fstype, dest, fstype,
                                 o->set | forced, *data ? data : NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        if (add_propagation(init, dest, o, i, err) < 0)
+                return -1;
         return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
@@ -594,6 +630,12 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                                   first_fd, bwrap, init, table, err) < 0)
                         return -1;
         }
+        /* linux.rootfsPropagation last, over the whole tree, as runc sets
+         * it once the root is built. */
+        const char *rp = config->linux_ ? config->linux_->rootfs_propagation : NULL;
+        if (rp != NULL && init_mount_list_add(init, INIT_MOUNT_PROPAGATE, NULL, "/", NULL,
+                                              mount_propagation_flags(rp), NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "linux.rootfsPropagation");
         if (bwrap->failed)
                 return sb_fail(err, ENOMEM, "mounts");
         return 0;

@@ -43,7 +43,8 @@ struct mount_table {
 struct mount_options {
         unsigned long set; /* MS_* flags asked for */
         bool recursive;
-        bool copyup; /* tmpcopyup: the tmpfs starts with the image's content */
+        bool copyup;               /* tmpcopyup: the tmpfs starts with the image's content */
+        unsigned long propagation; /* MS_SHARED, MS_SLAVE, … (| MS_REC), 0: as bwrap left it */
         bool has_mode, has_size;
         unsigned int mode;
         unsigned long long size;
@@ -56,6 +57,9 @@ struct mount_options {
  * on failure. Pure: exposed for the unit tests. */
 int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_options *o,
                         struct sb_error *err);
+
+/* MS_* propagation flags of "shared", "rslave", …; 0 for anything else. */
+unsigned long mount_propagation_flags(const char *name);
 
 /* Bind sources come from bs (opened before the floor checked them) and are
  * handed to bwrap as fds numbered from first_fd (bind_sources_pass). */

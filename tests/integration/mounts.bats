@@ -239,6 +239,58 @@ mount_line() {
         grep -qx /base/sub <<<"$output"
 }
 
+# propagation_case JQ: in a mount namespace of the test's own (the host's
+# stays as it is), make $TEST_DIR/src a shared mount, run a container with
+# the config edited by JQ, then mount a tmpfs under the source and under
+# the rootfs on the "host" side. Prints what the container then sees:
+# "bind yes|no" and "root yes|no".
+propagation_case() {
+        edit_config 'del(.linux.rootfsPropagation) | .mounts |= map(select(.destination != "/shared"))'
+        edit_config "$1" --arg s "$TEST_DIR/src"
+        mkdir -p "$TEST_DIR/src/sub" "$BUNDLE/rootfs/late"
+        unshare -m --propagation unchanged "$BASH" -c '
+                set -e
+                mount --make-rshared /
+                mount --bind "$1/src" "$1/src" && mount --make-shared "$1/src"
+                mount --bind "$2/rootfs" "$2/rootfs" && mount --make-shared "$2/rootfs"
+                "${@:4}" run -d -b "$2" "$3" </dev/null >/dev/null 2>&1 3>&-
+                pid=$("${@:4}" state "$3" | jq -r .pid)
+                mount -t tmpfs late-bind "$1/src/sub"
+                mount -t tmpfs late-root "$2/rootfs/late"
+                sleep 0.2
+                grep -q " /shared/sub .* late-bind " "/proc/$pid/mountinfo" && echo "bind yes" || echo "bind no"
+                grep -q " /late .* late-root " "/proc/$pid/mountinfo" && echo "root yes" || echo "root no"
+                awk "\$5 == \"/shared\" { t = \"\"; for (i = 7; \$i != \"-\"; i++) t = t \" \" \$i; print \"tags\" t }" "/proc/$pid/mountinfo"
+                umount "$1/src/sub" "$2/rootfs/late" "$1/src" "$2/rootfs"' \
+                _ "$TEST_DIR" "$BUNDLE" "$ID" "${SBRUN_ARGV[@]}"
+}
+
+@test "propagation: an rshared bind and rootfsPropagation shared receive mounts made on the host afterwards; private ones do not" {
+        make_bundle
+        set_args sleep 1000
+        run propagation_case '.linux.rootfsPropagation = "rshared" |
+                .mounts += [{destination: "/shared", type: "bind", source: $s, options: ["rbind", "rshared"]}]'
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "bind yes" ] || fail "$output"
+        [ "${lines[1]}" = "root yes" ] || fail "$output"
+        [[ ${lines[2]} == "tags shared:"*" master:"* ]] || fail "$output"
+        run sbrun delete --force "$ID"
+
+        run propagation_case '.linux.rootfsPropagation = "rprivate" |
+                .mounts += [{destination: "/shared", type: "bind", source: $s, options: ["rbind", "rprivate"]}]'
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "bind no" ] || fail "$output"
+        [ "${lines[1]}" = "root no" ] || fail "$output"
+        run sbrun delete --force "$ID"
+
+        # Without options a mount is a slave of the host's, as runc's rslave
+        # default: it receives, and sends nothing back.
+        run propagation_case '.mounts += [{destination: "/shared", type: "bind", source: $s, options: ["rbind"]}]'
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "bind yes" ] || fail "$output"
+        [[ ${lines[2]} == "tags master:"* ]] || fail "$output"
+}
+
 @test "the spec's default mounts are there: proc, /dev tmpfs, devpts, mqueue, sysfs" {
         make_bundle
         set_args cat /proc/mounts

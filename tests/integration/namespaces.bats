@@ -207,6 +207,28 @@ wait_ns() {
         assert_fails_cleanly "$ID" /proc/self/ns/nope
 }
 
+# bwrap always builds the container in a new mount namespace: joining one
+# is refused, clearly, rather than run in a copy of it (docs/design.md,
+# "bwrap cannot join most namespaces").
+@test "joining a mount namespace by path is refused with a clear error and leaves nothing" {
+        make_bundle
+        # A mount namespace of the test's own, not the host's.
+        unshare -m sleep 1000 </dev/null >/dev/null 2>&1 3>&- &
+        local holder=$!
+        for _ in $(seq 50); do
+                [ "$(readlink "/proc/$holder/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] && break
+                sleep 0.1
+        done
+        edit_config '.linux.namespaces |= map(if .type == "mount" then .path = $p else . end)' \
+                --arg p "/proc/$holder/ns/mnt"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        kill "$holder"
+        wait "$holder" || true
+        assert_fails_cleanly "$ID" "joining a mount namespace is not supported"
+        [[ $output == *"linux.namespaces["*"].path"* ]]
+}
+
 # --- user namespace, uid/gid mappings ---------------------------------------
 
 @test "a user namespace with several uid and gid ranges" {
