@@ -85,12 +85,20 @@ static void test_mount_bind_and_propagation(void **state)
         assert_int_equal(parse((char *[]){ "rbind", "rprivate", "ro", NULL }, &o, NULL), 0);
         assert_true(o.recursive);
         assert_int_equal(o.set, MS_RDONLY);
-        assert_int_equal(o.data.n, 0); /* propagation is bwrap's: private */
+        assert_int_equal(o.data.n, 0); /* propagation is no filesystem option */
+        assert_int_equal(o.propagation, MS_PRIVATE | MS_REC);
         strv_release(&o.data);
 
         assert_int_equal(parse((char *[]){ "rbind", "bind", "shared", NULL }, &o, NULL), 0);
         assert_false(o.recursive); /* the last of bind/rbind wins */
+        assert_int_equal(o.propagation, MS_SHARED);
         strv_release(&o.data);
+
+        assert_int_equal(parse((char *[]){ "rslave", "runbindable", NULL }, &o, NULL), 0);
+        assert_int_equal(o.propagation, MS_UNBINDABLE | MS_REC); /* the last one wins */
+        strv_release(&o.data);
+        assert_int_equal(mount_propagation_flags("rshared"), MS_SHARED | MS_REC);
+        assert_int_equal(mount_propagation_flags("nonsense"), 0);
 }
 
 static void test_mount_mode_size_data(void **state)
