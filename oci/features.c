@@ -38,8 +38,9 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
 
 /* cgroup, LSM, RDT and idmap support are fixed by sbrun's design, not chosen
  * per build, so struct oci_features carries no fields for them: cgroup v2
- * only, through cgroupfs (no systemd driver); no AppArmor or SELinux label
- * handling; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
+ * only, through cgroupfs (no systemd driver); AppArmor profiles and SELinux
+ * labels where the host enables them (spec/floor_lsm.h), as runc reports
+ * what it supports; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
  * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped
  * mounts"). */
 static void write_linux(struct json_writer *w, const struct oci_features *f)
@@ -55,8 +56,8 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_bool(w, "rdma", false);
         jw_object_end(w);
         write_seccomp(w, f);
-        write_enabled(w, "apparmor", false);
-        write_enabled(w, "selinux", false);
+        write_enabled(w, "apparmor", true);
+        write_enabled(w, "selinux", true);
         write_enabled(w, "intelRdt", false);
         jw_kv_object_begin(w, "mountExtensions");
         write_enabled(w, "idmap", false);

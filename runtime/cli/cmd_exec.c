@@ -17,7 +17,7 @@
         "       sbrun exec [options] --process FILE ID\n"                                        \
         "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n" \
         "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"     \
-        "         --console-socket PATH\n"
+        "         --console-socket PATH, --apparmor PROFILE, --process-label LABEL\n"
 
 /* --env, --additional-gids, --cap: each occurrence adds one. */
 static int add_value(const struct cli_option *opt, const char *value, struct sb_error *err)
@@ -77,10 +77,8 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
                 { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket },
                 { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000 },
                 { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs },
-                { "process-label", 0, CLI_CALL_ARG,
-                  .to.data = "SELinux is not enabled on this host", .call = refuse },
-                { "apparmor", 0, CLI_CALL_ARG, .to.data = "AppArmor is not enabled on this host",
-                  .call = refuse },
+                { "process-label", 0, CLI_STRING, .to.string = &o.process_label },
+                { "apparmor", 0, CLI_STRING, .to.string = &o.apparmor },
                 { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused },
                 { "cgroup", 0, CLI_CALL_ARG,
                   .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse },

@@ -12,6 +12,7 @@
 #include "runtime/container/create_record.h"
 #include "runtime/container/create_rootfs.h"
 #include "runtime/container/global_options.h"
+#include "runtime/container/lsm_host.h"
 #include "runtime/container/state_dir.h"
 #include "runtime/container/watchdog.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -19,6 +20,7 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "spec/effective.h"
+#include "spec/floor_lsm.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
@@ -77,6 +79,20 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
         return ret;
 }
 
+/* AppArmor and SELinux as this host offers them, decided on the effective
+ * config before anything exists: an unloaded profile leaves nothing. */
+static int decide_lsm(struct oci_config *config, struct sb_error *err)
+{
+        struct lsm_host_facts host;
+        int ret = lsm_host_probe(&host, err);
+
+        if (ret == 0)
+                ret = floor_lsm_decide(&host, config->process, NULL,
+                                       config->linux_ ? &config->linux_->mount_label : NULL, err);
+        lsm_host_facts_release(&host);
+        return ret;
+}
+
 /* Every step in the order it happens. Until the state directory exists a
  * failure leaves nothing behind; after it, create_ctx_release undoes all. */
 int container_create(const struct global_options *global, const struct create_request *req,
@@ -100,6 +116,8 @@ int container_create(const struct global_options *global, const struct create_re
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0)
                 goto out;
         if (apply_floor(global, &c, req->timeout_seconds, err) < 0)
+                goto out;
+        if (decide_lsm(c.config, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0)
                 goto out;

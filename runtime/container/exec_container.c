@@ -6,12 +6,14 @@
 #include "common/log.h"
 #include "oci/config.h"
 #include "spec/effective.h"
+#include "spec/floor_lsm.h"
 #include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
 #include "runtime/container/container_status.h"
+#include "runtime/container/lsm_host.h"
 #include "runtime/init/exec_lookup.h"
 #include "runtime/sandbox/init_image.h"
 #include "runtime/sandbox/launcher.h"
@@ -203,12 +205,21 @@ static int check_process(const struct oci_process *p, const struct exec_options 
         if (!p->terminal && opts->console_socket != NULL)
                 return sb_fail(err, 0,
                                "--console-socket: cannot be used without a terminal (--tty)");
-        if (p->apparmor_profile && *p->apparmor_profile)
-                return sb_fail(err, 0,
-                               "process.apparmorProfile: AppArmor is not enabled on this host");
-        if (p->selinux_label && *p->selinux_label)
-                return sb_fail(err, 0, "process.selinuxLabel: SELinux is not enabled on this host");
         return 0;
+}
+
+/* The process's own AppArmor profile and SELinux label, else the
+ * container's, as this host can carry them out (spec/floor_lsm.h). */
+static int decide_lsm(struct oci_process *process, const struct oci_process *container,
+                      struct sb_error *err)
+{
+        struct lsm_host_facts host;
+        int ret = lsm_host_probe(&host, err);
+
+        if (ret == 0)
+                ret = floor_lsm_decide(&host, process, container, NULL, err);
+        lsm_host_facts_release(&host);
+        return ret;
 }
 
 static int prepare(struct exec_ctx *x, const struct exec_options *opts,
@@ -313,6 +324,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         /* exec --cap or a process.json must not reach above the floor. */
         if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||
             effective_process_apply(x.config, x.process, &x.policy, &x.profile, err) < 0)
+                goto out;
+        if (decide_lsm(x.process, x.config->process, err) < 0)
                 goto out;
         if (prepare(&x, opts, global, err) < 0) {
                 if (strstr(err->msg ? err->msg : "", "executable file not found") ||

@@ -126,6 +126,16 @@ static int add_caps(struct oci_process *p, const struct strv *caps, struct sb_er
         return 0;
 }
 
+static int replace_string(char **field, const char *value)
+{
+        char *copy = strdup(value);
+        if (copy == NULL)
+                return -1;
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
 struct oci_process *exec_process_from_config(struct oci_config *config,
                                              const struct exec_overrides *o, struct sb_error *err)
 {
@@ -157,6 +167,11 @@ struct oci_process *exec_process_from_config(struct oci_config *config,
         if (add_gids(p, &o->additional_gids, err) < 0 || add_caps(p, &o->caps, err) < 0)
                 goto fail;
         p->terminal = o->tty;
+        if ((o->apparmor != NULL && replace_string(&p->apparmor_profile, o->apparmor) < 0) ||
+            (o->process_label != NULL && replace_string(&p->selinux_label, o->process_label) < 0)) {
+                sb_fail(err, ENOMEM, "exec options");
+                goto fail;
+        }
         if (o->no_new_privs)
                 p->no_new_privileges = true;
         return p;

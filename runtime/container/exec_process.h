@@ -23,6 +23,8 @@ struct exec_overrides {
         struct strv caps; /* added to bounding, effective and permitted */
         bool tty;
         bool no_new_privs;
+        const char *apparmor;      /* --apparmor: process.apparmorProfile */
+        const char *process_label; /* --process-label: process.selinuxLabel */
 };
 
 /* From a --process file: the document alone decides. */

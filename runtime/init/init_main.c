@@ -11,6 +11,7 @@
 #include "runtime/init/init_creds.h"
 #include "runtime/init/init_devices.h"
 #include "runtime/init/init_fds.h"
+#include "runtime/init/init_lsm.h"
 #include "runtime/init/init_mounts.h"
 #include "runtime/init/init_plan.h"
 #include "runtime/init/exec_lookup.h"
@@ -201,8 +202,11 @@ int main(int argc, char **argv)
                 init_print_error(&err);
                 return 1;
         }
+        /* The labels before the ready report, as runc applies them before it
+         * syncs with its parent: a profile the kernel refuses fails create. */
         if (setup_container(&plan, &console_slave, &err) < 0 || find_executable(&plan, &err) < 0 ||
-            attach_terminal(&plan, &console_slave, &err) < 0) {
+            attach_terminal(&plan, &console_slave, &err) < 0 ||
+            init_set_lsm_labels(&plan, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;
         }

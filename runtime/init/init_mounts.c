@@ -156,8 +156,9 @@ static int open_dev_null(const char *what, struct sb_error *err)
         return SB_STEAL_FD(fd);
 }
 
-/* As runc: a read-only empty tmpfs over a directory, /dev/null over the rest. */
-static int mask(int fd, const char *what, struct sb_error *err)
+/* As runc: a read-only empty tmpfs over a directory, /dev/null over the rest.
+ * data, when sbrun sets it, carries the mount label with the mode. */
+static int mask(int fd, const char *data, const char *what, struct sb_error *err)
 {
         char target[FD_PATH_MAX], source[FD_PATH_MAX];
         struct stat st;
@@ -165,7 +166,8 @@ static int mask(int fd, const char *what, struct sb_error *err)
                 return sb_fail(err, errno, "%s", what);
         if (S_ISDIR(st.st_mode)) {
                 if (mount("tmpfs", fd_path(fd, target), "tmpfs",
-                          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555") < 0)
+                          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          data ? data : "mode=0555") < 0)
                         return sb_fail(err, errno, "%s", what);
                 return 0;
         }
@@ -266,7 +268,7 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
         case INIT_MOUNT_REMOUNT:
                 return bind_remount(fd, (unsigned long)m->flags, what, err);
         case INIT_MOUNT_MASK:
-                return mask(fd, what, err);
+                return mask(fd, m->data, what, err);
         case INIT_MOUNT_READONLY:
                 return make_readonly(fd, m->destination, what, err);
         case INIT_MOUNT_RESIZE:

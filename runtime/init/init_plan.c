@@ -219,6 +219,8 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         for (size_t i = 0; i < plan->n_seccomp_programs; i++)
                 put_u64(&w, plan->seccomp_program_flags ? plan->seccomp_program_flags[i] : 0);
         put_u64(&w, (uint64_t)(int64_t)plan->seccomp_notify_fd);
+        put_str(&w, plan->apparmor_profile);
+        put_str(&w, plan->selinux_label);
 
         if (w.failed) {
                 free(w.buf);
@@ -313,6 +315,8 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         for (size_t i = 0; plan->seccomp_program_flags && i < plan->n_seccomp_programs; i++)
                 plan->seccomp_program_flags[i] = (uint32_t)get_u64(&r);
         plan->seccomp_notify_fd = (int)(int64_t)get_u64(&r);
+        plan->apparmor_profile = get_str(&r);
+        plan->selinux_label = get_str(&r);
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||
@@ -342,6 +346,8 @@ void init_plan_release(struct init_plan *plan)
         free(plan->devices);
         free(plan->domainname);
         free(plan->session_keyring);
+        free(plan->apparmor_profile);
+        free(plan->selinux_label);
         free(plan->additional_gids);
         for (size_t i = 0; plan->seccomp_programs && i < plan->n_seccomp_programs; i++)
                 free(plan->seccomp_programs[i]);

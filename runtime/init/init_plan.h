@@ -14,7 +14,8 @@ struct sb_error;
 enum init_mount_kind {
         INIT_MOUNT_FS,       /* mount(source, destination, fstype, flags, data): sysfs, cgroup2 */
         INIT_MOUNT_REMOUNT,  /* bind-remount an existing mount point with `flags` (ro, noexec…) */
-        INIT_MOUNT_MASK,     /* maskedPaths entry: /dev/null over a file, ro tmpfs over a dir */
+        INIT_MOUNT_MASK,     /* maskedPaths entry: /dev/null over a file, ro tmpfs over a dir
+                              * (mounted with `data` if set, else mode=0555) */
         INIT_MOUNT_READONLY, /* readonlyPaths entry: bind onto itself, remount ro */
         INIT_MOUNT_RESIZE,   /* remount a tmpfs with `data` (size=…), its flags kept */
         INIT_MOUNT_COPYUP,   /* tmpcopyup: copy the image directory whose fd number is
@@ -91,6 +92,13 @@ struct init_plan {
          * listenerPath socket and the state JSON (runtime/seccomp/seccomp_notify.h);
          * used only when a program has NEW_LISTENER. */
         int seccomp_notify_fd;
+
+        /* Linux security module labels, decided on the host (spec/floor_lsm.h):
+         * NULL unless that LSM is enabled there. sbrun-init writes them to
+         * /proc/self/attr before the container's process is exec'd
+         * (init_lsm.h). linux.mountLabel travels in the mounts' data. */
+        char *apparmor_profile;
+        char *selinux_label;
 };
 
 /* Serialise into a malloc'd buffer. */

@@ -61,6 +61,14 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
                 strv_addf(args, "%d", launcher_fd_number(in->preserve_fds, LFD_PIDNS));
         }
         mounts->in_userns = ns->new_user || ns->join_fds[OCI_NS_USER] >= 0;
+        /* bwrap labels its tmpfs, /dev and the files it creates with this,
+         * as runc does with linux.mountLabel; set only where SELinux is
+         * enabled (floor_lsm_decide), the init's mounts get it in plan_build. */
+        const char *label = in->config->linux_ ? in->config->linux_->mount_label : NULL;
+        if (label != NULL && *label != '\0') {
+                strv_add(args, "--file-label");
+                strv_add(args, label);
+        }
         if (mounts_translate(in->config, in->bundle, in->rootfs_fd, in->binds,
                              launcher_fd_number(in->preserve_fds, LFD_COUNT), args, init_mounts,
                              mounts, err) < 0)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -136,11 +137,47 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
         if (process->has_capabilities)
                 skip_unraisable_ambient(plan);
         plan->no_new_privileges = process->no_new_privileges;
+        /* Empty means none, as in runc; a label the host cannot carry out
+         * was dropped, with a warning, by floor_lsm_decide. */
+        if ((process->apparmor_profile && *process->apparmor_profile &&
+             (plan->apparmor_profile = strdup(process->apparmor_profile)) == NULL) ||
+            (process->selinux_label && *process->selinux_label &&
+             (plan->selinux_label = strdup(process->selinux_label)) == NULL))
+                return sb_fail(err, ENOMEM, "init plan");
         plan->console_fd = -1;
         plan->terminal = process->terminal;
         if (process->has_console_size) {
                 plan->console_height = process->console_size.height;
                 plan->console_width = process->console_size.width;
+        }
+        return 0;
+}
+
+/* linux.mountLabel as runc's label.FormatMountLabel puts it: context="LABEL"
+ * on the filesystems the init mounts whose files have no label of their own
+ * (tmpfs, devpts, the tmpfs that masks a directory); bwrap's own mounts get
+ * it through --file-label (bwrap_args.c). sysfs and cgroup2 keep theirs. */
+static int label_mounts(struct init_plan *plan, const char *label, struct sb_error *err)
+{
+        if (label == NULL || *label == '\0')
+                return 0;
+        for (size_t i = 0; i < plan->n_mounts; i++) {
+                struct init_mount *m = &plan->mounts[i];
+                const char *base;
+                char *data;
+
+                if (m->kind == INIT_MOUNT_MASK)
+                        base = "mode=0555";
+                else if (m->kind == INIT_MOUNT_FS && m->fstype &&
+                         (strcmp(m->fstype, "tmpfs") == 0 || strcmp(m->fstype, "devpts") == 0))
+                        base = m->data;
+                else
+                        continue;
+                if (asprintf(&data, "%s%scontext=\"%s\"", base ? base : "", base ? "," : "",
+                             label) < 0)
+                        return sb_fail(err, ENOMEM, "linux.mountLabel");
+                free(m->data);
+                m->data = data;
         }
         return 0;
 }
@@ -164,6 +201,8 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         plan->mounts = in->mounts->items;
         plan->n_mounts = in->mounts->n;
         memset(in->mounts, 0, sizeof(*in->mounts));
+        if (linux_ != NULL && label_mounts(plan, linux_->mount_label, err) < 0)
+                return -1;
         if (build_devices(linux_, plan, err) < 0)
                 return -1;
         plan->readonly_root = config->root.readonly;

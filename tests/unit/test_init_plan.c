@@ -76,6 +76,8 @@ static struct init_plan sample(void)
                 .console_width = 80,
                 .seccomp_program_flags = prog_flags,
                 .seccomp_notify_fd = 12,
+                .apparmor_profile = "sbrun-test",
+                .selinux_label = "system_u:system_r:container_t:s0:c1,c2",
         };
 }
 
@@ -163,6 +165,8 @@ static void test_round_trip(void **state)
         assert_int_equal(out.seccomp_program_flags[0], 0);
         assert_int_equal(out.seccomp_program_flags[1], 0x9);
         assert_int_equal(out.seccomp_notify_fd, 12);
+        assert_string_equal(out.apparmor_profile, "sbrun-test");
+        assert_string_equal(out.selinux_label, "system_u:system_r:container_t:s0:c1,c2");
 
         init_plan_release(&out);
         free(buf);
@@ -187,6 +191,9 @@ static void test_empty_plan_round_trips(void **state)
         assert_int_equal(out.n_mounts, 0);
         assert_int_equal(out.n_seccomp_programs, 0);
         assert_int_equal(out.fifo_fd, -1);
+        /* No label asked for, or none the host can carry out: none applied. */
+        assert_null(out.apparmor_profile);
+        assert_null(out.selinux_label);
         init_plan_release(&out);
         free(buf);
 }

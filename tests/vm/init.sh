@@ -104,6 +104,9 @@ mount -t overlay overlay \
 n=/newroot
 mount -t proc proc $n/proc || die "mount proc"
 mount -t sysfs sysfs $n/sys || die "mount sysfs"
+# securityfs: where AppArmor lists and loads profiles (tests/vm/lsm.bats).
+mount -t securityfs securityfs $n/sys/kernel/security ||
+	echo "sbrun-vm init: warning: cannot mount securityfs" >&2
 mount --move /dev $n/dev || die "move /dev"
 mkdir -p $n/dev/pts $n/dev/shm $n/dev/mqueue
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $n/dev/pts

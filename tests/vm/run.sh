@@ -118,6 +118,10 @@ append="$append mitigations=off random.trust_cpu=on"
 # (CONFIG_X86_X32_DISABLED); the floor attack tests (floor_attacks.bats) make
 # real x32 syscalls, so the guest must have the entry the floor has to close.
 append="$append syscall.x32=y"
+# Debian's kernels enable AppArmor by default (CONFIG_DEFAULT_SECURITY_APPARMOR);
+# said explicitly, since lsm.bats tests a profile for real. Harmless to the
+# other tests: processes without a profile are unconfined.
+append="$append apparmor=1"
 if [ "${SBRUN_VM_VERBOSE:-0}" = 1 ]; then append="$append loglevel=7"; else append="$append quiet loglevel=3"; fi
 
 fs_opts=security_model=none,multidevs=remap

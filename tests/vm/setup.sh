@@ -27,7 +27,8 @@ die() { printf 'vm-setup: error: %s\n' "$*" >&2; exit 1; }
 # cpio: packs the initramfs.  xz-utils/zstd/gzip: decompress vmlinuz.
 # bubblewrap/bats: what the tests run in the guest (the guest's userspace is
 # the host's /, so whatever the guest needs must be installed here).
-pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats"
+# apparmor: apparmor_parser, to load lsm.bats's profile in the guest.
+pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats apparmor"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
