@@ -78,10 +78,11 @@ teardown() {
         cri_remove_all
         for ((i = 0; i < 50; i++)); do
                 left=$(cri_leftovers)
-                [ -z "$left" ] && return 0
+                [ -z "$left" ] && break
                 sleep 0.1
         done
-        fail "the test left behind: $left"
+        rm -f "$CRI_DIR/pidns"
+        [ -z "$left" ] || fail "the test left behind: $left"
 }
 
 # cri_remove_all: stop and remove every pod (and with it its containers).
@@ -161,7 +162,7 @@ wait_container_state() {
 }
 
 @test "the README's RuntimeClass and pod: a pod on sbrun, its log, ExecSync, status, stop, remove, nothing left" {
-        local rc pod spec name image cmd pf cf pod_id ctr_id info pause_pid app_pid logdir line
+        local rc pod spec name image cmd pf cf pod_id ctr_id info pause_pid app_pid logdir line what i
 
         # The manifests as the README has them: the RuntimeClass's handler
         # is the CRI runtime handler of the README's containerd snippet.
@@ -188,11 +189,13 @@ wait_container_state() {
         pause_pid=$(jq -r .pid <<<"$info")
         remember_pidns "$pause_pid"
         [ "$(tr '\0' ' ' <"/proc/$pause_pid/cmdline")" = "/pause -P " ]
-        # The pause container is sbrun's: its state has sbrun's annotation.
+        # The pause container is sbrun's: running in the shim's state root,
+        # where sbrun keeps the policy it was created under.
         run sbrun_state "$pod_id"
         [ "$status" -eq 0 ]
         [ "$(jq -r .status <<<"$output")" = running ]
         [ "$(jq -r '.annotations."io.kubernetes.cri.container-type"' <<<"$output")" = sandbox ]
+        cri_ns test -f "/run/containerd/runc/k8s.io/$pod_id/policy.json"
 
         # The app container: the pod manifest's container.
         cf=$(container_config "$(jq -r .name <<<"$spec")" "$image" "$cmd")
@@ -201,6 +204,7 @@ wait_container_state() {
         wait_container_state "$ctr_id" CONTAINER_RUNNING
         run sbrun_state "$ctr_id"
         [ "$(jq -r .status <<<"$output")" = running ]
+        cri_ns test -f "/run/containerd/runc/k8s.io/$ctr_id/policy.json"
         app_pid=$(jq -r .pid <<<"$output")
         remember_pidns "$app_pid"
 
@@ -234,6 +238,14 @@ wait_container_state() {
         [ "$(readlink "/proc/$app_pid/ns/net")" = "$(readlink "/proc/$pause_pid/ns/net")" ]
         [ "$(readlink "/proc/$app_pid/ns/pid")" != "$(readlink "/proc/$pause_pid/ns/pid")" ]
 
+        # The leftover check sees every part of a live pod.
+        run cri_leftovers
+        for what in "pod $pod_id" "container $ctr_id" "sbrun state /run/containerd/runc/k8s.io/$pod_id" \
+                "sbrun state /run/containerd/runc/k8s.io/$ctr_id" shim "netns /run/netns/" \
+                "mount $CRI_DIR/" "process $pause_pid: " "process $app_pid: "; do
+                [[ $output == *"$what"* ]] || fail "cri_leftovers does not see '$what' of a live pod: $output"
+        done
+
         # StopContainer: sleep, pid 1 of its namespace, ignores SIGTERM; the
         # SIGKILL after the grace period ends it: exit code 137.
         cri stop-container "$ctr_id" 2
@@ -248,4 +260,62 @@ wait_container_state() {
         [ "$output" = '{"pods": [], "containers": []}' ]
         run cri_leftovers
         [ -z "$output" ] || fail "left behind: $output"
+}
+
+# A pod with one sleeping container of the suite's busybox; sets POD_ID,
+# POD_CONFIG, CTR_ID. Extra jq filters edit the pod and container configs.
+run_pod() {
+        local name=$1 pod_filter=${2:-.} ctr_filter=${3:-.} cf
+        POD_CONFIG=$(pod_config "$name" "$pod_filter")
+        POD_ID=$(cri run-pod-sandbox "$POD_CONFIG" sbrun)
+        cf=$(container_config app "$CRI_IMAGE" '["sleep", "600"]' "$ctr_filter")
+        CTR_ID=$(cri create-container "$POD_ID" "$cf" "$POD_CONFIG")
+}
+
+@test "the floor under a pod: capabilities.add and seccomp Unconfined do not loosen it" {
+        run_pod floor . '.linux.security_context.capabilities.add_capabilities = ["SYS_ADMIN", "NET_RAW"]
+                | .linux.security_context.seccomp = {profile_type: "Unconfined"}'
+        cri start-container "$CTR_ID"
+        wait_container_state "$CTR_ID" CONTAINER_RUNNING
+
+        run cri exec-sync "$CTR_ID" 10 cat /proc/self/status
+        [ "$status" -eq 0 ]
+        # containerd's default set (with NET_RAW, MKNOD, AUDIT_WRITE,
+        # SETFCAP) less the floor's drops, and nothing the pod added:
+        # CHOWN DAC_OVERRIDE FOWNER FSETID KILL SETGID SETUID SETPCAP
+        # NET_BIND_SERVICE SYS_CHROOT.
+        [[ $output == *$'CapEff:\t00000000000405fb'* ]] || fail "capabilities: $output"
+        [[ $output == *$'CapBnd:\t00000000000405fb'* ]] || fail "capabilities: $output"
+        [[ $output == *$'NoNewPrivs:\t1'* ]]
+        # Unconfined asks for no filter: the floor's is there all the same.
+        [[ $output == *$'Seccomp:\t2'* ]] || fail "seccomp: $output"
+        # The floor's filter at work: no new namespaces (unshare -> EPERM).
+        run cri exec-sync "$CTR_ID" 10 unshare -m true
+        [ "$status" -ne 0 ]
+        [[ $output == *"Operation not permitted"* ]]
+}
+
+@test "the floor under a pod: privileged: true fails StartContainer with the refusal of a host device" {
+        run_pod priv '.linux.security_context.privileged = true' '.linux.security_context.privileged = true'
+        run cri start-container "$CTR_ID"
+        [ "$status" -eq 125 ]
+        # A privileged container gets every host device; the first one that
+        # is not in the floor's set stops create, by name.
+        [[ $output == *"linux.devices["*"refused (rule: standard: only standard or operator-allowed devices)"* ]] ||
+                fail "StartContainer: $output"
+        run cri container-status "$CTR_ID"
+        [ "$(jq -r .status.state <<<"$output")" != CONTAINER_RUNNING ]
+        run sbrun_state "$CTR_ID"
+        [ "$status" -ne 0 ]
+}
+
+@test "the floor under a pod: hostNetwork fails RunPodSandbox with the refusal of the host network" {
+        local pf
+        pf=$(pod_config hostnet '.linux.security_context.namespace_options.network = "NODE"')
+        run cri run-pod-sandbox "$pf" sbrun
+        [ "$status" -eq 125 ]
+        [[ $output == *"linux.namespaces: the host network namespace refused (rule: standard: no host network namespace)"* ]] ||
+                fail "RunPodSandbox: $output"
+        run cri list
+        [ "$(jq '.pods | length' <<<"$output")" = 0 ]
 }

@@ -221,7 +221,8 @@ cri_shim_pids() {
 # cri_leftovers: print what a pod left behind in the daemon; nothing when
 # everything is gone. Pods and containers CRI still lists, the shim's sbrun
 # state, shims, pod network namespaces, mounts under $CRI_DIR and processes
-# in the pid namespaces recorded in $CRI_DIR/pidns.
+# in the pid namespaces recorded in $CRI_DIR/pidns (one test's: a freed
+# namespace's inode number may be reused by anyone's next container).
 cri_leftovers() {
         local out pid ns
         out=$(cri list) || {
@@ -242,7 +243,8 @@ cri_leftovers() {
                 for pid in $(ls /proc | grep -E '^[0-9]+$'); do
                         ns=$(readlink "/proc/$pid/ns/pid" 2>/dev/null) || continue
                         grep -qxF "$ns" "$CRI_DIR/pidns" &&
-                                echo "process $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+                                echo "process $pid: $(cut -d' ' -f2-3 "/proc/$pid/stat" 2>/dev/null)" \
+                                        "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
                 done
         fi
         return 0
