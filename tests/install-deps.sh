@@ -15,7 +15,7 @@ packages="
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
         util-linux procps
-        containerd containernetworking-plugins catatonit iproute2
+        containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
 "
 

@@ -20,7 +20,7 @@ readme_yaml() {
 setup_file() {
         local tool
         [ "$(id -u)" -eq 0 ] || fail "the CRI tests must run as root"
-        for tool in containerd ctr containerd-shim-runc-v2 catatonit nsenter unshare ip jq; do
+        for tool in containerd ctr containerd-shim-runc-v2 catatonit nsenter unshare jq; do
                 command -v "$tool" >/dev/null || fail "$tool not found (tests/install-deps.sh installs it)"
         done
         [ -x /usr/lib/cni/loopback ] || fail "no /usr/lib/cni/loopback: apt-get install containernetworking-plugins"
@@ -155,7 +155,7 @@ wait_container_state() {
         run cri --api v1alpha2 version
         [ "$status" -eq 0 ]
         [ "$(jq -r .runtime_api_version <<<"$output")" = v1alpha2 ]
-        # Runtime and network ready (the network is lo and a portless eth0).
+        # Runtime and network ready (the network is lo only).
         run cri status
         [ "$status" -eq 0 ]
         [ "$(jq -c '[.status.conditions[] | select(.status) | .type] | sort' <<<"$output")" = '["NetworkReady","RuntimeReady"]' ]
@@ -229,12 +229,12 @@ wait_container_state() {
         [ "$status" -eq 3 ]
         [ "$output" = out ]
         [ "$stderr" = err ]
-        # In the pod's namespaces: its hostname and its network (lo, eth0).
+        # In the pod's namespaces: its hostname and its network (lo only).
         run cri exec-sync "$ctr_id" 10 hostname
         [ "$status" -eq 0 ]
         [ "$output" = "$name" ]
         run cri exec-sync "$ctr_id" 10 sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort | tr "\n" " "'
-        [ "$output" = "eth0 lo " ]
+        [ "$output" = "lo " ]
         [ "$(readlink "/proc/$app_pid/ns/net")" = "$(readlink "/proc/$pause_pid/ns/net")" ]
         [ "$(readlink "/proc/$app_pid/ns/pid")" != "$(readlink "/proc/$pause_pid/ns/pid")" ]
 

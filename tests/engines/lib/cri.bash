@@ -5,7 +5,7 @@
 # CRI plugin its pod network namespaces under /run/netns, both fixed paths,
 # and neither may touch the host's. Everything else (root, state, sockets,
 # CNI config and plugins, pod logs) lives under $CRI_DIR. The pod network
-# is lo and a dummy eth0 (lib/cni-dummy): nothing on the host's network. Mounts the daemon
+# is lo only (lib/cni-lo-only): nothing on the host's network. Mounts the daemon
 # makes (snapshots, netns, /dev/shm of pods) stay in that namespace:
 # cri_ns runs a command there, to look at them.
 #
@@ -13,8 +13,7 @@
 # (section "Kubernetes"), with BinaryName pointing at a wrapper that adds the
 # suite's --policy (see sb_policy in tests/helpers.bash).
 #
-# Needs: containerd, ctr, containernetworking-plugins (loopback), iproute2,
-# catatonit
+# Needs: containerd, ctr, containernetworking-plugins (loopback), catatonit
 # (the pause process), python3-grpcio and python3-grpc-tools (cri_client.py).
 
 CRI_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -107,11 +106,11 @@ cri_write_config() {
         chmod 0755 "$CRI_DIR/sbrun-runtime"
 
         mkdir -p "$CRI_DIR/cni/bin" "$CRI_DIR/cni/conf" "$CRI_DIR/pods"
-        # lo (containerd adds it) and eth0 a dummy: see lib/cni-dummy.
+        # lo (containerd adds it) and nothing else: see lib/cni-lo-only.
         ln -s /usr/lib/cni/loopback "$CRI_DIR/cni/bin/loopback"
-        ln -s "$CRI_LIB/cni-dummy" "$CRI_DIR/cni/bin/cni-dummy"
+        ln -s "$CRI_LIB/cni-lo-only" "$CRI_DIR/cni/bin/cni-lo-only"
         cat >"$CRI_DIR/cni/conf/10-sbrun.conflist" <<-EOF
-	{"cniVersion": "1.0.0", "name": "sbrun-dummy", "plugins": [{"type": "cni-dummy"}]}
+	{"cniVersion": "1.0.0", "name": "sbrun-lo-only", "plugins": [{"type": "cni-lo-only"}]}
 	EOF
 
         # Lowering oom_score_adj (the pause container asks for -998) needs
