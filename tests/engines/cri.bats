@@ -319,3 +319,28 @@ run_pod() {
         run cri list
         [ "$(jq '.pods | length' <<<"$output")" = 0 ]
 }
+
+@test "resources through CRI: memory and cpu limits at create, UpdateContainerResources" {
+        run_pod res . '.linux.resources = {memory_limit_in_bytes: 67108864, cpu_period: 100000, cpu_quota: 50000}'
+        cri start-container "$CTR_ID"
+        wait_container_state "$CTR_ID" CONTAINER_RUNNING
+
+        if ! host_has_v2_controllers; then
+                # This host: the suite's opt-out policy; the container runs
+                # without limits, says so, and an update fails clearly.
+                run sbrun_state "$CTR_ID"
+                [ "$(jq -r '.annotations."run.sbrun.resources"' <<<"$output")" = unenforced ]
+                run cri update-container "$CTR_ID" '{"memory_limit_in_bytes": 134217728}'
+                [ "$status" -eq 125 ]
+                [[ $output == *"container $CTR_ID has no cgroup: it runs without resource limits"* ]] ||
+                        fail "UpdateContainerResources: $output"
+                return 0
+        fi
+        # Real cgroup v2 (the VM lane): the limits, seen from the container.
+        run cri exec-sync "$CTR_ID" 10 cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/cpu.max
+        [ "$status" -eq 0 ]
+        [ "$output" = $'67108864\n50000 100000' ] || fail "limits in the container: $output"
+        cri update-container "$CTR_ID" '{"memory_limit_in_bytes": 134217728, "cpu_period": 100000, "cpu_quota": 20000}'
+        run cri exec-sync "$CTR_ID" 10 cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/cpu.max
+        [ "$output" = $'134217728\n20000 100000' ] || fail "limits after UpdateContainerResources: $output"
+}

@@ -17,6 +17,7 @@ usage: cri_client.py --socket PATH [--api v1|v1alpha2] COMMAND ARGS...
                                       PodSandboxConfig JSON files; prints the id
   start-container ID | stop-container ID [TIMEOUT] | remove-container ID
   container-status ID                 ContainerStatusResponse (verbose) as JSON
+  update-container ID RESOURCES       LinuxContainerResources JSON (a string)
   exec-sync ID TIMEOUT CMD...         the command's stdout and stderr, and
                                       its exit code as ours
   list                                {"pods": [...], "containers": [...]}
@@ -134,6 +135,10 @@ def main(argv):
         call("RemoveContainer", pb.RemoveContainerRequest(container_id=args[0]), timeout=120)
     elif cmd == "container-status":
         show(call("ContainerStatus", pb.ContainerStatusRequest(container_id=args[0], verbose=True)))
+    elif cmd == "update-container":
+        res = json_format.Parse(args[1], pb.LinuxContainerResources())
+        call("UpdateContainerResources",
+             pb.UpdateContainerResourcesRequest(container_id=args[0], linux=res))
     elif cmd == "exec-sync":
         t = int(args[1])
         resp = call("ExecSync", pb.ExecSyncRequest(container_id=args[0], cmd=args[2:],
