@@ -164,8 +164,9 @@ cri_start() {
         export CRI_DIR CRI_SOCK CRI_STUB_DIR=$CRI_DIR/stubs
         cri_write_config "$policy" || return 1
 
+        # mount -n: no utab, whose lock file would be made in the host's /run.
         setsid unshare --mount --propagation private -- sh -c \
-                'mount -t tmpfs -o mode=0755 sbrun-cri-run /run && exec containerd --config "$1"' \
+                'mount -n -t tmpfs -o mode=0755 sbrun-cri-run /run && exec containerd --config "$1"' \
                 sh "$CRI_DIR/config.toml" </dev/null >"$CRI_DIR/containerd.log" 2>&1 3>&- &
         CRI_PID=$!
         export CRI_PID
