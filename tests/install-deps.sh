@@ -16,6 +16,8 @@ packages="
         bubblewrap busybox-static bats jq clang-format
         util-linux procps
         apparmor
+        containerd containernetworking-plugins catatonit
+        python3-grpcio python3-grpc-tools python3-yaml
 "
 
 missing=""

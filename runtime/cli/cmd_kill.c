@@ -62,8 +62,12 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
                 return 1;
         pidfd = container_pidfd(state, err);
         if (pidfd < 0) {
+                /* runc's words: containerd's shim takes "container not
+                 * running" for a process already gone and goes on deleting
+                 * the task; any other wording fails a Kubernetes pod's
+                 * StopContainer and RemovePodSandbox. */
                 sb_error_clear(err);
-                sb_fail(err, 0, "container \"%s\" is not running", state->id);
+                sb_fail(err, 0, "kill container \"%s\": container not running", state->id);
                 goto out;
         }
         if (all && state->cgroup_path != NULL && signal_cgroup(state, signo, err) < 0)

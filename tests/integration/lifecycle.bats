@@ -282,6 +282,24 @@ load ../helpers
         [ "$(container_status "$ID")" = running ]
 }
 
+@test "kill of a stopped container fails with runc's 'container not running'" {
+        # containerd's shim matches these words to treat the kill of an
+        # exited task as done (CRI StopContainer, RemovePodSandbox).
+        make_bundle
+        set_cmd 'exit 0'
+        detached sbrun create -b "$BUNDLE" "$ID"
+        sbrun start "$ID"
+        wait_for_status "$ID" stopped
+
+        run sbrun kill "$ID" KILL
+        [ "$status" -eq 1 ]
+        [[ $output == *"container not running"* ]]
+        run sbrun kill --all "$ID" KILL
+        [ "$status" -eq 1 ]
+        [[ $output == *"container not running"* ]]
+        [ "$(container_status "$ID")" = stopped ]
+}
+
 @test "list shows containers as a table, as JSON and as bare IDs" {
         make_bundle
         set_args sleep 1000
