@@ -1,0 +1,401 @@
+#!/usr/bin/env bats
+# containerd 1.6 driving sbrun through its runc shim v2 (ctr run --runtime
+# io.containerd.runc.v2 --runc-binary WRAPPER): a private containerd per
+# file (tests/engines/lib/containerd.bash), the suite's busybox image
+# imported with `ctr images import`, and what the ctr user sees.
+#
+# On a host without cgroup v2 controllers the wrapper passes the policy
+# {"cgroups": {"enforce": false}}, and the cgroup checks expect the clear
+# "runs without resource limits" error; in the VM lane (pure cgroup v2, no
+# opt-out) they expect the real thing. tests/vm/cgroups-suite.sh runs the
+# tests tagged "vm:" there.
+
+load ../helpers
+load lib/containerd
+
+setup_file() {
+        export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
+        containerd_start
+        containerd_import_image
+}
+
+teardown_file() {
+        local left
+        left=$(containerd_leftovers)
+        containerd_cleanup
+        containerd_stop || left+=" (containerd_stop failed)"
+        [ -z "$left" ] || fail "containerd.bats left: $left"
+}
+
+setup() {
+        ID=ctr$BATS_TEST_NUMBER-$RANDOM
+        T=$BATS_TEST_TMPDIR
+}
+
+# Each test removes what it made; what is still there (a task, a container,
+# a shim, a rootfs mount, a cgroup) fails it. Shims exit a moment after the
+# container is gone.
+teardown() {
+        local left i
+        for ((i = 0; i < 50; i++)); do
+                left=$(containerd_leftovers)
+                [ -z "$left" ] && break
+                sleep 0.1
+        done
+        containerd_cleanup
+        [ -z "$left" ] || fail "leftover after the test: $left"
+}
+
+# cgroups_enforced: sbrun runs with real cgroup limits (the VM lane).
+cgroups_enforced() {
+        host_has_v2_controllers
+}
+
+# ctr_run ARGS...: `ctr run` with the runc shim running sbrun.
+ctr_run() {
+        ctrd run --runtime "$CTRD_RUNTIME" --runc-binary "$CTRD_WRAPPER" \
+                --fifo-dir "$CTRD_DIR/fifo" "$@"
+}
+
+# ctr_exec ARGS...: `ctr task exec`, FIFOs in the suite's directory.
+ctr_exec() {
+        ctrd task exec --fifo-dir "$CTRD_DIR/fifo" "$@"
+}
+
+# ctr_run_bg OUT ARGS...: ctr_run in the background, output to OUT; sets
+# BG_PID.
+ctr_run_bg() {
+        local out=$1
+        shift
+        ctr_run "$@" </dev/null >"$out" 2>&1 &
+        BG_PID=$!
+}
+
+# detach_run ID ARGS...: `ctr run -d` of ID with ARGS..., its output to
+# $T/ID.log (the shim's file logger).
+detach_run() {
+        local id=$1
+        shift
+        ctr_run -d --log-uri "file://$T/$id.log" "$CTRD_IMAGE" "$id" "$@" </dev/null
+}
+
+# detach_sleep ID: a detached task whose process is `sleep 300` (the
+# container's pid 1), started: its init has made way for it.
+detach_sleep() {
+        detach_run "$1" sh -c 'echo started; exec sleep 300'
+        wait_task "$1" RUNNING
+        wait_file_has "$T/$1.log" started
+        local i pid
+        pid=$(task_pid "$1")
+        for ((i = 0; i < 50; i++)); do
+                [ "$(tr '\0' ' ' <"/proc/$pid/cmdline")" = "sleep 300 " ] && return 0
+                sleep 0.1
+        done
+        fail "task $1: pid $pid is not sleep 300: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+}
+
+# remove ID: the task (forced) and the container.
+remove() {
+        ctrd task delete -f "$1" >/dev/null 2>&1 || true
+        ctrd containers delete "$1"
+}
+
+# task_status ID: the STATUS column of `ctr task ls` for ID, or "none".
+task_status() {
+        local s
+        s=$(ctrd task ls | awk -v id="$1" '$1 == id { print $3 }')
+        echo "${s:-none}"
+}
+
+# task_pid ID: the host pid of the task's init process.
+task_pid() {
+        ctrd task ls | awk -v id="$1" '$1 == id { print $2 }'
+}
+
+# wait_task ID STATUS [SECONDS]
+wait_task() {
+        local i got
+        for ((i = 0; i < ${3:-10} * 10; i++)); do
+                got=$(task_status "$1")
+                [ "$got" = "$2" ] && return 0
+                sleep 0.1
+        done
+        fail "task $1 is $got, waited for $2"
+}
+
+# wait_file_has FILE TEXT [SECONDS]
+wait_file_has() {
+        local i
+        for ((i = 0; i < ${3:-10} * 10; i++)); do
+                grep -qF -- "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        fail "no '$2' in $1 after ${3:-10}s: $(cat "$1" 2>/dev/null)"
+}
+
+# pty_bin: tests/helpers/pty_run.c, built on demand.
+pty_bin() {
+        local bin=$SBRUN_TEST_TMP/pty_run
+        if [ ! -x "$bin" ]; then
+                cc -O2 -Wall -o "$bin.tmp.$$" "$SBRUN_SRCDIR/tests/helpers/pty_run.c" &&
+                        mv "$bin.tmp.$$" "$bin" || fail "cannot build tests/helpers/pty_run.c"
+        fi
+        echo "$bin"
+}
+
+# ---------------------------------------------------------------------------
+# run
+
+@test "ctr run --rm: the container's output, in the image's rootfs" {
+        run ctr_run --rm "$CTRD_IMAGE" "$ID" sh -c 'echo hello from $(hostname); cat /etc/passwd | head -n 1; id -u'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *"hello from"* ]]
+        [[ $output == *"root:x:0:0"* ]]
+        [ "${lines[-1]}" = 0 ]
+}
+
+@test "ctr run: the exit code of the container's process" {
+        run ctr_run --rm "$CTRD_IMAGE" "$ID" sh -c 'exit 3'
+        [ "$status" -eq 3 ] || fail "status $status, want 3: $output"
+        run ctr_run --rm "$CTRD_IMAGE" "$ID" /no/such/program
+        [ "$status" -ne 0 ] || fail "a missing program ran: $output"
+        [[ $output == *"/no/such/program"* ]] || fail "the error does not name the program: $output"
+}
+
+# ctr 1.6 loses an EOF that comes before the task is created (its stdin
+# closer is set only once NewTask returns), with any runtime: the input ends
+# a moment later, as typed input would.
+stdin_then_eof() {
+        printf 'first\nx\ny\n'
+        sleep 2
+}
+
+# with_stdin CMD...: CMD with stdin_then_eof as its input.
+with_stdin() {
+        stdin_then_eof | "$@"
+}
+
+@test "ctr run: stdin reaches the container and its EOF ends it" {
+        run with_stdin ctr_run --rm "$CTRD_IMAGE" "$ID" sh -c 'read -r l; echo "got [$l]"; cat | wc -l'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "${lines[0]}" = "got [first]" ]
+        [ "$(echo "${lines[1]}" | tr -d ' ')" = 2 ]
+}
+
+@test "ctr run -t: a terminal, and ctr returns when the process exits" {
+        local pty
+        pty=$(pty_bin)
+        run timeout 60 "$pty" ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" run -t --rm \
+                --runtime "$CTRD_RUNTIME" --runc-binary "$CTRD_WRAPPER" --fifo-dir "$CTRD_DIR/fifo" \
+                "$CTRD_IMAGE" "$ID" sh -c 'tty; [ -t 0 ] && echo stdin-is-a-tty; exit 4'
+        [ "$status" -ne 124 ] || fail "ctr run -t hung: $output"
+        [ "$status" -eq 4 ] || fail "status $status, want 4: $output"
+        [[ $output == *"/dev/pts/"* ]] || fail "no pty in the container: $output"
+        [[ $output == *"stdin-is-a-tty"* ]]
+}
+
+@test "ctr run -d: the task runs detached; task ls, task ps" {
+        # The task's pid is the container's process on the host.
+        detach_sleep "$ID"
+        local pid
+        pid=$(task_pid "$ID")
+        [ "$(awk '$1 == "NSpid:" { print $3 }' "/proc/$pid/status")" = 1 ] ||
+                fail "pid $pid is not pid 1 of the container: $(grep NSpid "/proc/$pid/status")"
+        [ "$(stat -L -c %i "/proc/$pid/root/bin/busybox")" = "$(stat -L -c %i "/proc/$pid/exe")" ]
+        # The shim asks `sbrun ps --format json`, which reads the cgroup.
+        run ctrd task ps "$ID"
+        if cgroups_enforced; then
+                [ "$status" -eq 0 ] || fail "task ps: $output"
+                [[ $output == *"$pid"* ]] || fail "task ps does not list $pid: $output"
+        else
+                [ "$status" -ne 0 ] || fail "task ps without a cgroup: $output"
+                [[ $output == *"has no cgroup: it runs without resource limits"* ]] ||
+                        fail "task ps: no clear error: $output"
+        fi
+        remove "$ID"
+        ! kill -0 "$pid" 2>/dev/null || fail "process $pid still runs after task delete -f"
+}
+
+# ---------------------------------------------------------------------------
+# exec
+
+@test "ctr task exec: output, exit code, a missing program" {
+        detach_sleep "$ID"
+        run ctr_exec --exec-id e1 "$ID" sh -c 'echo in-exec; cat /proc/1/cmdline | tr "\0" " "; exit 5'
+        [ "$status" -eq 5 ] || fail "status $status, want 5: $output"
+        [ "${lines[0]}" = in-exec ]
+        [ "${lines[1]}" = "sleep 300 " ] || fail "exec is not in the container's pid namespace: $output"
+        run ctr_exec --exec-id e2 "$ID" /no/such/program
+        [ "$status" -ne 0 ] || fail "a missing program ran: $output"
+        run with_stdin ctr_exec --exec-id e3 "$ID" cat
+        [ "$status" -eq 0 ] && [ "$output" = "$(printf 'first\nx\ny')" ] || fail "stdin of exec: $status $output"
+        remove "$ID"
+}
+
+@test "ctr task exec -t: a terminal, and ctr returns" {
+        local pty
+        pty=$(pty_bin)
+        detach_run "$ID" sleep 300
+        wait_task "$ID" RUNNING
+        run timeout 60 "$pty" ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" task exec -t \
+                --fifo-dir "$CTRD_DIR/fifo" --exec-id t1 "$ID" sh -c 'tty; exit 6'
+        [ "$status" -ne 124 ] || fail "ctr task exec -t hung: $output"
+        [ "$status" -eq 6 ] || fail "status $status, want 6: $output"
+        [[ $output == *"/dev/pts/"* ]] || fail "no pty in the exec: $output"
+        remove "$ID"
+}
+
+@test "ctr task exec --detach: returns at once, the process runs on" {
+        detach_run "$ID" sleep 300
+        wait_task "$ID" RUNNING
+        local t0=$SECONDS
+        run ctr_exec --detach --exec-id d1 "$ID" sh -c 'sleep 2; echo done >/tmp/marker'
+        [ "$status" -eq 0 ] || fail "exec --detach: $output"
+        [ $((SECONDS - t0)) -lt 2 ] || fail "exec --detach waited for the process"
+        run ctr_exec --exec-id c1 "$ID" cat /tmp/marker
+        [ "$status" -ne 0 ] || fail "the marker is there too early: $output"
+        local i
+        for ((i = 0; i < 100; i++)); do
+                run ctr_exec --exec-id "c2-$i" "$ID" cat /tmp/marker
+                [ "$status" -eq 0 ] && break
+                sleep 0.1
+        done
+        [ "$output" = done ] || fail "the detached exec did not run: $output"
+        remove "$ID"
+}
+
+# ---------------------------------------------------------------------------
+# signals
+
+@test "ctr task kill: USR1 and TERM reach the process, ctr run exits with its code" {
+        ctr_run_bg "$T/out" --rm "$CTRD_IMAGE" "$ID" sh -c \
+                'trap "echo got USR1" USR1; trap "echo got TERM; exit 7" TERM; echo ready; while :; do sleep 0.1; done'
+        wait_file_has "$T/out" ready 30
+        ctrd task kill -s USR1 "$ID"
+        wait_file_has "$T/out" "got USR1"
+        ctrd task kill "$ID"
+        timeout_wait "$BG_PID" 30 || fail "ctr run did not return after TERM"
+        [ "$WAIT_STATUS" -eq 7 ] || fail "ctr run exited $WAIT_STATUS, want 7: $(cat "$T/out")"
+        grep -q "got TERM" "$T/out"
+}
+
+@test "ctr task kill -s KILL: exit status 137" {
+        ctr_run_bg "$T/out" --rm "$CTRD_IMAGE" "$ID" sleep 300
+        wait_task "$ID" RUNNING 30
+        ctrd task kill -s KILL "$ID"
+        timeout_wait "$BG_PID" 30 || fail "ctr run did not return after KILL"
+        [ "$WAIT_STATUS" -eq 137 ] || fail "ctr run exited $WAIT_STATUS, want 137: $(cat "$T/out")"
+}
+
+@test "ctr task delete -f: a running task is killed and removed" {
+        detach_run "$ID" sleep 300
+        wait_task "$ID" RUNNING
+        local pid
+        pid=$(task_pid "$ID")
+        run ctrd task delete -f "$ID"
+        [ "$status" -eq 0 ] || fail "task delete -f: $output"
+        [ "$(task_status "$ID")" = none ]
+        ! kill -0 "$pid" 2>/dev/null || fail "process $pid still runs"
+        ctrd containers delete "$ID"
+}
+
+@test "ctr task delete -f of a task that has exited" {
+        # The shim kills first and takes sbrun's "container not running"
+        # for "gone already"; other words would fail the delete.
+        detach_run "$ID" sh -c 'exit 0'
+        wait_task "$ID" STOPPED
+        run ctrd task delete -f "$ID"
+        [ "$status" -eq 0 ] || fail "task delete -f: $output"
+        [ "$(task_status "$ID")" = none ]
+        ctrd containers delete "$ID"
+}
+
+# ---------------------------------------------------------------------------
+# cgroups: real in the VM lane, the clear error on a host without them
+
+@test "vm: ctr task pause / resume" {
+        detach_run "$ID" sh -c 'i=0; while :; do i=$((i+1)); echo $i >/tmp/count; sleep 0.1; done'
+        wait_task "$ID" RUNNING
+        run ctrd task pause "$ID"
+        if ! cgroups_enforced; then
+                [ "$status" -ne 0 ] || fail "pause succeeded without a cgroup"
+                [[ $output == *"without resource limits"* ]] || fail "pause: no clear error: $output"
+                [ "$(task_status "$ID")" = RUNNING ]
+                remove "$ID"
+                return 0
+        fi
+        [ "$status" -eq 0 ] || fail "pause: $output"
+        [ "$(task_status "$ID")" = PAUSED ]
+        local pid a b
+        pid=$(task_pid "$ID")
+        grep -q '^State:.*[DS(stopped)]' "/proc/$pid/status"
+        a=$(cat "/proc/$pid/root/tmp/count")
+        sleep 1
+        b=$(cat "/proc/$pid/root/tmp/count")
+        [ "$a" = "$b" ] || fail "the paused task ran on: $a -> $b"
+        run ctrd task resume "$ID"
+        [ "$status" -eq 0 ] || fail "resume: $output"
+        [ "$(task_status "$ID")" = RUNNING ]
+        sleep 1
+        b=$(cat "/proc/$pid/root/tmp/count")
+        [ "$a" != "$b" ] || fail "the resumed task does not run"
+        remove "$ID"
+}
+
+@test "vm: ctr task metrics" {
+        detach_run "$ID" sleep 300
+        wait_task "$ID" RUNNING
+        run ctrd task metrics "$ID"
+        if ! cgroups_enforced; then
+                # The shim reads the metrics itself, from the cgroup the
+                # task's pid is in (/proc/PID/cgroup), never asking sbrun:
+                # on a hybrid host that is the v1 cgroup the shim runs in,
+                # shared with the host, without a limit.
+                [ "$status" -eq 0 ] || fail "metrics: $output"
+                [[ $output == *"memory.usage_in_bytes"* ]] || fail "metrics: $output"
+                [[ $output == *"memory.limit_in_bytes    9223372036854771712"* ]] ||
+                        fail "metrics show a limit the container does not have: $output"
+                remove "$ID"
+                return 0
+        fi
+        [ "$status" -eq 0 ] || fail "metrics: $output"
+        [[ $output == *"pids.current"* ]] || fail "no pids.current: $output"
+        [[ $output == *"memory.usage"* ]] || fail "no memory usage: $output"
+        remove "$ID"
+}
+
+@test "vm: ctr run --memory-limit: the limit in the container's cgroup" {
+        run ctr_run --rm --memory-limit 67108864 "$CTRD_IMAGE" "$ID" cat /sys/fs/cgroup/memory.max
+        if ! cgroups_enforced; then
+                # The operator opted out: the container runs, without the
+                # limit (and without a cgroup of its own to read).
+                [ "$output" != 67108864 ] || fail "a limit without a cgroup? $output"
+                return 0
+        fi
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$output" = 67108864 ]
+}
+
+@test "vm: an OOM kill is a /tasks/oom event and exit status 137" {
+        ctrd events >"$T/events" 2>&1 &
+        local ev=$!
+        # 64 MiB in a shell variable: bounded, so that the host without a
+        # limit only spends that much.
+        run ctr_run --rm --memory-limit 33554432 "$CTRD_IMAGE" "$ID" \
+                sh -c 'x=$(head -c 67108864 /dev/zero | tr "\0" a); echo ${#x}'
+        if ! cgroups_enforced; then
+                sleep 1
+                kill "$ev"
+                wait "$ev" || true
+                [ "$status" -eq 0 ] && [ "$output" = 67108864 ] ||
+                        fail "without a cgroup the allocation should succeed: $status $output"
+                ! grep -q /tasks/oom "$T/events" || fail "an OOM event without a cgroup: $(cat "$T/events")"
+                grep -q /tasks/exit "$T/events" || fail "no exit event: $(cat "$T/events")"
+                return 0
+        fi
+        [ "$status" -eq 137 ] || fail "status $status, want 137: $output"
+        wait_file_has "$T/events" /tasks/oom
+        grep -q /tasks/exit "$T/events" || fail "no exit event: $(cat "$T/events")"
+        kill "$ev"
+        wait "$ev" || true
+}
