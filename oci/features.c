@@ -85,6 +85,7 @@ static void write_features(struct json_writer *w, const struct oci_features *f)
         write_strv(w, "mountOptions", f->mount_options);
         write_linux(w, f);
         write_annotations(w, f->annotation_keys);
+        write_strv(w, "potentiallyUnsafeConfigAnnotations", f->unsafe_annotations);
         jw_object_end(w);
 }
 

@@ -19,6 +19,8 @@ struct oci_features {
         const char *const *seccomp_flags;
         const char *const *seccomp_known_flags;
         const char *const *annotation_keys; /* pairs key, value, NULL */
+        /* potentiallyUnsafeConfigAnnotations: keys, or prefixes ending in "." */
+        const char *const *unsafe_annotations;
 };
 
 /* Serialise as the features JSON, pretty-printed. */

@@ -24,12 +24,22 @@ static const char *const hooks[] = {
 };
 
 /* Flag options only: the spec asks that data options (mode=, size=, gid=, …),
- * which go to mount(2) as-is, stay out of this list. */
+ * which go to mount(2) as-is, stay out of this list. And only what sbrun
+ * carries out (runtime/sandbox/mount_translate.c), not every name it parses:
+ * "suid" is never honoured (bwrap and the floor make every mount nosuid),
+ * nor "dev" (every mount but devpts and device-node binds is nodev), nor
+ * "sync", "dirsync", "mand" (dropped for binds and tmpfs). */
 static const char *const mount_options[] = {
-        "bind",    "dev",    "exec",     "noatime",     "nodev",    "noexec",  "nosuid",
-        "private", "rbind",  "relatime", "ro",          "rprivate", "rshared", "rslave",
-        "rw",      "shared", "slave",    "strictatime", "suid",     NULL,
+        "bind",     "defaults",    "exec",      "noatime",     "nodev",    "nodiratime",
+        "noexec",   "nosuid",      "private",   "rbind",       "relatime", "ro",
+        "rprivate", "rshared",     "rslave",    "runbindable", "rw",       "shared",
+        "slave",    "strictatime", "tmpcopyup", "unbindable",  NULL,
 };
+
+/* Annotations of config.json that change what sbrun does: a stricter
+ * profile (run.sbrun.policy), a wall-clock limit (run.sbrun.timeout). A
+ * trailing "." makes the entry a prefix (features.md). */
+static const char *const unsafe_annotations[] = { "run.sbrun.", NULL };
 
 static const char *const seccomp_actions[] = {
         "SCMP_ACT_ALLOW",       "SCMP_ACT_ERRNO",
@@ -171,6 +181,7 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                 .seccomp_flags = supported_flags,
                 .seccomp_known_flags = known_flags,
                 .annotation_keys = annotations,
+                .unsafe_annotations = unsafe_annotations,
         };
         _cleanup_free_ char *json = oci_features_to_json(&features, err);
 

@@ -468,3 +468,66 @@ propagation_case() {
         assert_no_leftovers "$ID"
         [ ! -e "$BUNDLE/rootfs/dev/weird" ]
 }
+
+# --- the features document --------------------------------------------------
+
+# mountinfo_fields DEST: per-mount options and optional fields (propagation)
+# of DEST in the container's /proc/self/mountinfo (from $output).
+mountinfo_fields() {
+        awk -v d="$1" '$5 == d { o = $6; f = ""; for (i = 7; $i != "-"; i++) f = f " " $i; print o f }' \
+                <<<"$output" | tail -n 1
+}
+
+# Engines read `sbrun features` to choose what to send (containerd 2.x
+# asks through the shim): every mount option it lists must be carried out,
+# on a tmpfs and on a bind mount alike.
+@test "every mountOptions entry of sbrun features is carried out" {
+        local opts opt kind line
+        opts=$(sbrun features | jq -r '.mountOptions[]')
+        [ -n "$opts" ]
+        mkdir -p "$TEST_DIR/src"
+        echo from-host >"$TEST_DIR/src/file"
+        make_bundle
+        set_cmd 'cat /proc/self/mountinfo; cat /x/file /etc/passwd 2>/dev/null | head -n 1'
+        for opt in $opts; do
+                for kind in tmpfs bind; do
+                        case $kind:$opt in
+                        tmpfs:bind | tmpfs:rbind | bind:tmpcopyup) continue ;;
+                        esac
+                        if [ $kind = tmpfs ]; then
+                                edit_config '.mounts += [{"destination": "/x", "type": "tmpfs", "source": "tmpfs", "options": [$o]}]' --arg o "$opt"
+                                [ "$opt" = tmpcopyup ] && edit_config '.mounts[-1].destination = "/etc"'
+                        else
+                                edit_config '.mounts += [{"destination": "/x", "type": "bind", "source": $s, "options": ["rbind", $o]}]' \
+                                        --arg s "$TEST_DIR/src" --arg o "$opt"
+                        fi
+                        run sbrun run -b "$BUNDLE" "$(new_id)"
+                        [ "$status" -eq 0 ] || fail "$kind with \"$opt\": status $status: $output"
+                        local dest=/x
+                        [ "$opt" = tmpcopyup ] && dest=/etc
+                        line=$(mountinfo_fields $dest)
+                        [ -n "$line" ] || fail "$kind with \"$opt\": no mount at $dest: $output"
+                        case $opt in
+                        ro) [[ $line == ro,* ]] ;;
+                        rw) [[ $line == rw,* ]] ;;
+                        noexec | nosuid | nodev | noatime | nodiratime | relatime)
+                                [[ ,${line%% *}, == *,$opt,* ]] ;;
+                        exec) [[ ,${line%% *}, != *,noexec,* ]] ;;
+                        suid) [[ ,${line%% *}, != *,nosuid,* ]] ;;
+                        dev) [[ ,${line%% *}, != *,nodev,* ]] ;;
+                        shared | rshared) [[ $line == *shared:* ]] ;;
+                        # Here neither has a shared master to receive from
+                        # (the "propagation:" test above makes one).
+                        slave | rslave) [[ $line != *shared:* ]] ;;
+                        strictatime) [[ ,${line%% *}, != *,relatime,* && ,${line%% *}, != *,noatime,* ]] ;;
+                        private | rprivate) [[ $line != *shared:* && $line != *master:* ]] ;;
+                        unbindable | runbindable) [[ $line == *unbindable* ]] ;;
+                        tmpcopyup) [[ $output == *"root:x:0:0"* ]] ;;
+                        bind | rbind) [[ $output == *from-host* ]] ;;
+                        defaults) true ;;
+                        *) false ;;
+                        esac || fail "$kind with \"$opt\" is not carried out: $line"
+                        edit_config 'del(.mounts[-1])'
+                done
+        done
+}
