@@ -399,3 +399,55 @@ with_stdin() {
         kill "$ev"
         wait "$ev" || true
 }
+
+# ---------------------------------------------------------------------------
+# sbrun features, which containerd 2.x runs through the shim (BinaryName
+# features) to choose what to put in config.json
+
+# The properties runtime-spec v1.2.0 defines (features.md, features-linux.md):
+# the document "MUST NOT contain properties that are not defined in this
+# version", ociVersionMax.
+FEATURES_PATHS='ociVersionMin ociVersionMax hooks mountOptions annotations
+potentiallyUnsafeConfigAnnotations linux linux.namespaces linux.capabilities
+linux.cgroup linux.cgroup.v1 linux.cgroup.v2 linux.cgroup.systemd
+linux.cgroup.systemdUser linux.cgroup.rdma linux.seccomp linux.seccomp.enabled
+linux.seccomp.actions linux.seccomp.operators linux.seccomp.archs
+linux.seccomp.knownFlags linux.seccomp.supportedFlags linux.apparmor
+linux.apparmor.enabled linux.selinux linux.selinux.enabled linux.intelRdt
+linux.intelRdt.enabled linux.mountExtensions linux.mountExtensions.idmap
+linux.mountExtensions.idmap.enabled'
+
+@test "sbrun features: runtime-spec 1.2.0 properties only, and true of sbrun" {
+        run "$CTRD_WRAPPER" features
+        [ "$status" -eq 0 ] || fail "features: $output"
+        local doc=$output p
+        [ "$(jq -r .ociVersionMin <<<"$doc")" = 1.0.0 ]
+        [ "$(jq -r .ociVersionMax <<<"$doc")" = 1.2.0 ]
+        # Every property is one the spec defines (annotations' keys are free).
+        for p in $(jq -r 'paths | map(tostring) | join(".")' <<<"$doc" |
+                grep -v '^annotations\.' | grep -Ev '\.[0-9]+$'); do
+                [[ " $(echo $FEATURES_PATHS) " == *" $p "* ]] || fail "features: \"$p\" is not in runtime-spec 1.2.0"
+        done
+        # What sbrun does: every hook, cgroup v2 through cgroupfs only,
+        # seccomp, AppArmor and SELinux labels (tests/integration/lsm.bats);
+        # no RDT, no idmapped mounts.
+        [ "$(jq -c .hooks <<<"$doc")" = '["prestart","createRuntime","createContainer","startContainer","poststart","poststop"]' ]
+        [ "$(jq -c .linux.cgroup <<<"$doc")" = '{"v1":false,"v2":true,"systemd":false,"systemdUser":false,"rdma":false}' ]
+        [ "$(jq -r .linux.seccomp.enabled <<<"$doc")" = true ]
+        [ "$(jq -c '[.linux.apparmor, .linux.selinux, .linux.intelRdt, .linux.mountExtensions.idmap] | map(.enabled)' <<<"$doc")" = '[true,true,false,false]' ]
+        [ "$(jq -r '.linux.seccomp | (.supportedFlags - .knownFlags) | length' <<<"$doc")" = 0 ]
+        [ "$(jq -r '.linux.seccomp.actions | index("SCMP_ACT_NOTIFY") != null' <<<"$doc")" = true ]
+        # Namespaces as sbrun makes them: "time" is parsed but bwrap cannot
+        # make it, so it is not claimed.
+        [ "$(jq -c '.linux.namespaces | sort' <<<"$doc")" = '["cgroup","ipc","mount","network","pid","user","uts"]' ]
+        # Mount options: none that sbrun parses but does not carry out
+        # (tests/integration/mounts.bats runs every one that is listed).
+        for p in suid dev sync dirsync mand idmap ridmap; do
+                [ "$(jq -r --arg o "$p" '.mountOptions | index($o) == null' <<<"$doc")" = true ] ||
+                        fail "features lists mount option \"$p\", which sbrun does not carry out"
+        done
+        [ "$(jq -r '.mountOptions | index("tmpcopyup") != null' <<<"$doc")" = true ]
+        # Annotations that change what sbrun does (profile, wall clock).
+        [ "$(jq -c .potentiallyUnsafeConfigAnnotations <<<"$doc")" = '["run.sbrun."]' ]
+        [ "$(jq -r '.annotations["run.sbrun.version"]' <<<"$doc")" = "$("$SBRUN" --version | awk 'NR == 1 { print $NF }')" ]
+}
