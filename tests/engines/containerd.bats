@@ -451,3 +451,46 @@ linux.mountExtensions.idmap.enabled'
         [ "$(jq -c .potentiallyUnsafeConfigAnnotations <<<"$doc")" = '["run.sbrun."]' ]
         [ "$(jq -r '.annotations["run.sbrun.version"]' <<<"$doc")" = "$("$SBRUN" --version | awk 'NR == 1 { print $NF }')" ]
 }
+
+# ---------------------------------------------------------------------------
+# the README's snippets, as written
+
+@test "README: the ctr command line runs as written" {
+        local cmd
+        cmd=$(readme_block "containerd: ctr")
+        [[ $cmd == "ctr run "*"--runc-binary /usr/local/bin/sbrun"* ]] || fail "README block: $cmd"
+        # The built sbrun (with the suite's policy) for the installed one,
+        # the suite's image and containerd for Docker Hub's and the system's.
+        cmd=${cmd//\/usr\/local\/bin\/sbrun/$CTRD_WRAPPER}
+        cmd=${cmd//docker.io\/library\/busybox:latest/$CTRD_IMAGE}
+        cmd="ctr --address $CTRD_SOCK --namespace $CTRD_NS ${cmd#ctr }"
+        run ctrd_in_ns bash -c "$cmd"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$output" = "hello from sbrun" ]
+}
+
+@test "README: the CRI runtime handler block loads in containerd's CRI plugin" {
+        local toml wrapper=$CTRD_WRAPPER
+        toml=$(readme_block "cri-runtime-handler")
+        [[ $toml == *'runtime_type = "io.containerd.runc.v2"'* ]] || fail "README block: $toml"
+        [[ $toml == *'BinaryName = "/usr/local/bin/sbrun"'* ]] || fail "README block: $toml"
+        # A second containerd, with the CRI plugin, the default handler a
+        # stock config.toml declares, and the README's block (the built sbrun
+        # for the installed one).
+        toml='[plugins."io.containerd.grpc.v1.cri".containerd]
+  default_runtime_name = "runc"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+'"${toml//\/usr\/local\/bin\/sbrun/$wrapper}"
+        (
+                containerd_start "$toml" || exit 1
+                rc=0
+                [ "$(ctrd plugins ls | awk '$1 == "io.containerd.grpc.v1" && $2 == "cri" { print $NF }')" = ok ] ||
+                        { echo "no CRI plugin: $(ctrd plugins ls)" >&2; rc=1; }
+                containerd --config "$CTRD_DIR/config.toml" config dump >"$CTRD_DIR/dump.toml" 2>&1
+                grep -A3 'runtimes.sbrun.options\]' "$CTRD_DIR/dump.toml" | grep -F "BinaryName = \"$wrapper\"" ||
+                        { echo "the handler is not in the config: $(grep -A8 runtimes.sbrun "$CTRD_DIR/dump.toml")" >&2; rc=1; }
+                containerd_stop || rc=1
+                exit $rc
+        )
+}

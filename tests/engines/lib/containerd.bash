@@ -9,6 +9,10 @@
 #   containerd_import_image [REF]     tests/engines/lib/make-image.sh + import
 #   containerd_leftovers              prints what is left (tasks, containers,
 #                                     shims, mounts, cgroups); empty when clean
+#   ctrd_in_ns CMD...                 CMD in the daemon's mount namespace (its
+#                                     /run: what ctr's default FIFO dir needs)
+#   readme_block MARKER               the fenced block after "<!-- MARKER -->"
+#                                     in README.md
 #   containerd_stop                   in teardown_file: kills it by pid, removes
 #                                     $CTRD_DIR
 #
@@ -123,6 +127,24 @@ EOF
 # task holding it would make bats wait forever.
 ctrd() {
         ctr --address "$CTRD_SOCK" --namespace "$CTRD_NS" "$@" 3>&-
+}
+
+# ctrd_in_ns CMD...: CMD in the daemon's mount namespace, where /run is the
+# daemon's own tmpfs: a ctr run without --fifo-dir makes its FIFOs in
+# /run/containerd/fifo, which the shim must see and the host must not get.
+ctrd_in_ns() {
+        nsenter --mount="/proc/$CTRD_PID/ns/mnt" -- "$@" 3>&-
+}
+
+# readme_block MARKER: the body of the first fenced code block after the
+# line "<!-- MARKER -->" of README.md, so that the suite runs the snippets
+# exactly as the README shows them.
+readme_block() {
+        awk -v m="<!-- $1 -->" '
+                $0 == m { found = 1; next }
+                found && !inside && /^```/ { inside = 1; next }
+                inside && /^```/ { exit }
+                inside { print }' "$SBRUN_SRCDIR/README.md"
 }
 
 # containerd_import_image [REF]: the suite's busybox image, built offline and
