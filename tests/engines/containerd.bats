@@ -13,6 +13,10 @@
 load ../helpers
 load lib/containerd
 
+# Waits are longer in the VM lane (TCG runs ~50x slower).
+WAIT_SCALE=1
+[ "${SBRUN_VM:-}" = 1 ] && WAIT_SCALE=10
+
 setup_file() {
         export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
         containerd_start
@@ -37,7 +41,7 @@ setup() {
 # container is gone.
 teardown() {
         local left i
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < 50 * WAIT_SCALE; i++)); do
                 left=$(containerd_leftovers)
                 [ -z "$left" ] && break
                 sleep 0.1
@@ -87,7 +91,7 @@ detach_sleep() {
         wait_file_has "$T/$1.log" started
         local i pid
         pid=$(task_pid "$1")
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < 50 * WAIT_SCALE; i++)); do
                 [ "$(tr '\0' ' ' <"/proc/$pid/cmdline")" = "sleep 300 " ] && return 0
                 sleep 0.1
         done
@@ -115,7 +119,7 @@ task_pid() {
 # wait_task ID STATUS [SECONDS]
 wait_task() {
         local i got
-        for ((i = 0; i < ${3:-10} * 10; i++)); do
+        for ((i = 0; i < ${3:-10} * 10 * WAIT_SCALE; i++)); do
                 got=$(task_status "$1")
                 [ "$got" = "$2" ] && return 0
                 sleep 0.1
@@ -126,7 +130,7 @@ wait_task() {
 # wait_file_has FILE TEXT [SECONDS]
 wait_file_has() {
         local i
-        for ((i = 0; i < ${3:-10} * 10; i++)); do
+        for ((i = 0; i < ${3:-10} * 10 * WAIT_SCALE; i++)); do
                 grep -qF -- "$2" "$1" 2>/dev/null && return 0
                 sleep 0.1
         done
@@ -364,16 +368,18 @@ with_stdin() {
         remove "$ID"
 }
 
-@test "vm: ctr run --memory-limit: the limit in the container's cgroup" {
-        run ctr_run --rm --memory-limit 67108864 "$CTRD_IMAGE" "$ID" cat /sys/fs/cgroup/memory.max
+@test "vm: ctr run --memory-limit --cpus: the limits in the container's cgroup" {
+        run ctr_run --rm --memory-limit 67108864 --cpus 0.5 "$CTRD_IMAGE" "$ID" \
+                cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/cpu.max
         if ! cgroups_enforced; then
                 # The operator opted out: the container runs, without the
-                # limit (and without a cgroup of its own to read).
-                [ "$output" != 67108864 ] || fail "a limit without a cgroup? $output"
+                # limits (and without a cgroup of its own to read).
+                [[ $output != *67108864* ]] || fail "a limit without a cgroup? $output"
                 return 0
         fi
         [ "$status" -eq 0 ] || fail "status $status: $output"
-        [ "$output" = 67108864 ]
+        [ "${lines[0]}" = 67108864 ]
+        [ "${lines[1]}" = "50000 100000" ]
 }
 
 @test "vm: an OOM kill is a /tasks/oom event and exit status 137" {

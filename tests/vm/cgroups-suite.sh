@@ -1,9 +1,10 @@
 #!/bin/bash
 # tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats),
 # the floor attacks that need real cgroups or the kernel's i386/x32 entry
-# points (tests/vm/floor_attacks.bats) and an AppArmor profile confining a
-# container (tests/vm/lsm.bats), run inside the VM lane with no opt-out
-# policy:
+# points (tests/vm/floor_attacks.bats), an AppArmor profile confining a
+# container (tests/vm/lsm.bats) and containerd's cgroup checks (the "vm:"
+# tests of tests/engines/containerd.bats), run inside the VM lane with no
+# opt-out policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
 #
@@ -43,6 +44,11 @@ export SBRUN_FLOOR_ATTACK
 
 bats "$@" "$here/cgroups_v2.bats" "$here/floor_attacks.bats" "$here/lsm.bats"
 rc=$?
+
+# containerd and its runc shim driving sbrun on real cgroups: the tests of
+# tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
+# memory and cpu limits, an OOM event), one private containerd.
+bats "$@" -f '^vm: ' "$here/../engines/containerd.bats" || rc=1
 
 # What a test made in the cgroup tree and left behind is a failure too.
 left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)

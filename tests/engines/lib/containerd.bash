@@ -111,7 +111,10 @@ EOF
         # without --fork and sh both exec: $CTRD_PID is containerd itself.
         CTRD_PID=$!
         echo "$CTRD_PID" >"$CTRD_DIR/pid"
-        for ((i = 0; i < 300; i++)); do
+        # 30 s, ten times that in the VM lane (TCG).
+        local tries=300
+        [ "${SBRUN_VM:-}" = 1 ] && tries=3000
+        for ((i = 0; i < tries; i++)); do
                 if [ -S "$CTRD_SOCK" ] && ctrd version >/dev/null 2>&1; then
                         export CTRD_DIR CTRD_SOCK CTRD_PID CTRD_WRAPPER
                         return 0
