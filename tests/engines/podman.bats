@@ -1,0 +1,207 @@
+#!/usr/bin/env bats
+# The real podman (4.3.1, rootful, with conmon) driving sbrun: podman's
+# everyday commands on the suite's busybox image, each checked as the user
+# sees it. The private podman tree (tests/engines/lib/podman.bash) is made
+# once for the file and must come out empty: no container, pod, volume,
+# process or mount left.
+#
+# On a hybrid cgroup host the runtime runs under the cgroup opt-out policy:
+# resource flags are accepted with a warning and not enforced, and the
+# commands that need the container's cgroup (pause, update, stats) fail
+# saying so. In the VM lane (pure cgroup v2, no opt-out: SBRUN_VM=1) the
+# same tests check that the limits hold.
+
+load ../helpers
+load lib/podman
+
+setup_file() {
+        pm_setup_file
+}
+
+teardown_file() {
+        pm_teardown_file
+}
+
+setup() {
+        pm_env
+}
+
+teardown() {
+        pm_clean_tests
+}
+
+# in_vm: the VM lane, where cgroup limits are real.
+in_vm() {
+        [ -z "$PM_POLICY" ]
+}
+
+@test "podman run --rm prints the container's output and removes it" {
+        run podman run --rm busybox echo hello from sbrun
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$output" = "hello from sbrun" ] || fail "output: $output"
+        run podman ps -aq
+        [ -z "$output" ] || fail "container left: $output"
+        run podman info --format '{{.Host.OCIRuntime.Name}} {{.Host.OCIRuntime.Path}}'
+        [ "$output" = "sbrun $PM_RUNTIME" ] || fail "podman's runtime: $output"
+}
+
+@test "README: podman --runtime runs a container with sbrun" {
+        local cmd
+        cmd=$(readme_block '<!-- podman: run -->')
+        [ -n "$cmd" ] || fail "README.md has no podman run snippet after its marker"
+        cmd=${cmd//\/usr\/local\/bin\/sbrun/$PM_RUNTIME}
+        run eval "$cmd"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$output" = "hello from sbrun" ] || fail "output: $output"
+}
+
+# wait_log NAME TEXT [SECONDS]: until `podman logs NAME` shows TEXT.
+wait_log() {
+        local i
+        for ((i = 0; i < ${3:-20} * 10; i++)); do
+                podman logs "$1" 2>&1 | grep -qF -- "$2" && return 0
+                sleep 0.1
+        done
+        fail "podman logs $1 never showed '$2': $(podman logs "$1" 2>&1)"
+}
+
+# pm_state NAME: the container's status as podman reports it.
+pm_state() {
+        podman inspect --format '{{.State.Status}}' "$1"
+}
+
+@test "podman run: the command's exit code, 126 for a file that is not executable, 127 for a missing one" {
+        run podman run --rm busybox sh -c 'exit 3'
+        [ "$status" -eq 3 ] || fail "exit 3 gave $status: $output"
+        run podman run --rm busybox /etc/passwd
+        [ "$status" -eq 126 ] || fail "a non-executable file gave $status: $output"
+        [[ $output == *"permission denied"* ]] || fail "output: $output"
+        run -127 podman run --rm busybox /no/such/program
+        [ "$status" -eq 127 ] || fail "a missing program gave $status: $output"
+        [[ $output == *"no such file or directory"* ]] || fail "output: $output"
+        run -127 podman run --rm busybox no-such-command
+        [ "$status" -eq 127 ] || fail "a command not in PATH gave $status: $output"
+        [[ $output == *"executable file not found in \$PATH"* ]] || fail "output: $output"
+        run podman ps -aq
+        [ -z "$output" ] || fail "container left: $output"
+}
+
+@test "podman run -d, logs, ps and top show the running container" {
+        run podman run -d --name web busybox sh -c 'echo started; exec sleep 1000'
+        [ "$status" -eq 0 ] || fail "run -d: $output"
+        wait_log web started
+        run podman ps --format '{{.Names}} {{.Status}}'
+        [[ $output == "web Up "* ]] || fail "ps: $output"
+        [ "$(pm_state web)" = running ] || fail "state: $(pm_state web)"
+        run podman top web pid args
+        [ "$status" -eq 0 ] || fail "top: $output"
+        [[ $output == *"sleep 1000"* ]] || fail "top: $output"
+        run podman top web
+        [[ $output == *"sleep 1000"* ]] || fail "top (default fields): $output"
+}
+
+@test "podman stop: SIGTERM first; SIGKILL once the timeout is over" {
+        podman run -d --name polite busybox sh -c \
+                'trap "echo got TERM; exit 0" TERM; echo ready; while :; do sleep 0.1; done' >/dev/null
+        wait_log polite ready
+        run podman stop -t 10 polite
+        [ "$status" -eq 0 ] || fail "stop: $output"
+        run podman logs polite
+        [[ $output == *"got TERM"* ]] || fail "the container did not see SIGTERM: $output"
+        [ "$(podman inspect --format '{{.State.ExitCode}}' polite)" = 0 ]
+
+        podman run -d --name stubborn busybox sh -c \
+                'trap "echo ignoring TERM" TERM; echo ready; while :; do sleep 0.1; done' >/dev/null
+        wait_log stubborn ready
+        local t0=$SECONDS
+        run podman stop -t 2 stubborn
+        [ "$status" -eq 0 ] || fail "stop: $output"
+        [ $((SECONDS - t0)) -ge 2 ] || fail "stopped after $((SECONDS - t0))s, before the timeout"
+        [ $((SECONDS - t0)) -lt 10 ] || fail "stop took $((SECONDS - t0))s"
+        wait_log stubborn "ignoring TERM"
+        [ "$(pm_state stubborn)" = exited ] || fail "state: $(pm_state stubborn)"
+        [ "$(podman inspect --format '{{.State.ExitCode}}' stubborn)" = 137 ] ||
+                fail "exit code $(podman inspect --format '{{.State.ExitCode}}' stubborn), not 137 (SIGKILL)"
+}
+
+@test "podman kill -s delivers the signal; SIGKILL ends the container with 137" {
+        podman run -d --name sig busybox sh -c \
+                'trap "echo got USR1" USR1; echo ready; while :; do sleep 0.1; done' >/dev/null
+        wait_log sig ready
+        run podman kill -s USR1 sig
+        [ "$status" -eq 0 ] || fail "kill -s USR1: $output"
+        wait_log sig "got USR1"
+        [ "$(pm_state sig)" = running ]
+        run podman kill -s KILL sig
+        [ "$status" -eq 0 ] || fail "kill -s KILL: $output"
+        run podman wait sig
+        [ "$output" = 137 ] || fail "wait: $output"
+}
+
+@test "podman restart runs the container again with a new process" {
+        podman run -d --name again busybox sh -c 'echo run; exec sleep 1000' >/dev/null
+        wait_log again run
+        local pid1 pid2
+        pid1=$(podman inspect --format '{{.State.Pid}}' again)
+        run podman restart -t 1 again
+        [ "$status" -eq 0 ] || fail "restart: $output"
+        [ "$(pm_state again)" = running ] || fail "state: $(pm_state again)"
+        pid2=$(podman inspect --format '{{.State.Pid}}' again)
+        [ "$pid1" != "$pid2" ] || fail "same pid $pid1 after restart"
+        [ "$(podman logs again | grep -c '^run$')" = 2 ] || fail "logs: $(podman logs again)"
+}
+
+@test "podman rm -f removes a running container and its processes" {
+        podman run -d --name doomed busybox sleep 1000 >/dev/null
+        local pid
+        pid=$(podman inspect --format '{{.State.Pid}}' doomed)
+        kill -0 "$pid" || fail "no process $pid"
+        run podman rm -f -t 1 doomed
+        [ "$status" -eq 0 ] || fail "rm -f: $output"
+        run podman ps -aq
+        [ -z "$output" ] || fail "container left: $output"
+        local i
+        for ((i = 0; i < 50; i++)); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+        done
+        ! kill -0 "$pid" 2>/dev/null || fail "process $pid still running"
+        [ -z "$(ls "$PM_DIR/sbrun-state")" ] || fail "runtime state left: $(ls "$PM_DIR/sbrun-state")"
+}
+
+@test "podman exec: output, exit code, --user, --workdir, --env, -d" {
+        podman run -d --name box busybox sleep 1000 >/dev/null
+        run podman exec box echo hello
+        [ "$output" = hello ] || fail "exec: $output"
+        run podman exec box sh -c 'exit 5'
+        [ "$status" -eq 5 ] || fail "exit code $status"
+        run -127 podman exec box /no/such/program
+        [ "$status" -eq 127 ] || fail "a missing program gave $status: $output"
+        run podman exec --user 1000:1001 box sh -c 'echo $(id -u):$(id -g)'
+        [ "$output" = 1000:1001 ] || fail "--user: $output"
+        run podman exec --workdir /etc box pwd
+        [ "$output" = /etc ] || fail "--workdir: $output"
+        run podman exec --env GREETING=bonjour box sh -c 'echo $GREETING'
+        [ "$output" = bonjour ] || fail "--env: $output"
+        run podman exec -d box sh -c 'echo detached >/tmp/exec-d'
+        [ "$status" -eq 0 ] || fail "exec -d: $output"
+        local i
+        for ((i = 0; i < 50; i++)); do
+                [ "$(podman exec box cat /tmp/exec-d 2>/dev/null)" = detached ] && break
+                sleep 0.1
+        done
+        [ "$(podman exec box cat /tmp/exec-d)" = detached ] || fail "exec -d did not run"
+}
+
+@test "podman exec -it and run -it give the process a terminal" {
+        local pty
+        pty=$(pm_pty_run)
+        podman run -d --name term busybox sleep 1000 >/dev/null
+        run "$pty" podman exec -it term sh -c 'tty; echo exec-ok'
+        [ "$status" -eq 0 ] || fail "exec -it: $output"
+        [[ $output == *"/dev/pts/"* ]] || fail "exec -it: no terminal: $output"
+        [[ $output == *exec-ok* ]] || fail "exec -it: $output"
+        run "$pty" podman run --rm -it busybox sh -c 'tty; stty size; exit 4'
+        [ "$status" -eq 4 ] || fail "run -it: status $status: $output"
+        [[ $output == *"/dev/pts/0"* ]] || fail "run -it: no terminal: $output"
+}
