@@ -205,3 +205,166 @@ pm_state() {
         [ "$status" -eq 4 ] || fail "run -it: status $status: $output"
         [[ $output == *"/dev/pts/0"* ]] || fail "run -it: no terminal: $output"
 }
+
+# oci_log NAME: what sbrun logged for the container (podman passes the
+# runtime --log FILE --log-format json).
+oci_log() {
+        cat "$PM_DIR/runroot/overlay-containers/$(podman inspect --format '{{.Id}}' "$1")/userdata/oci-log"
+}
+
+# host_cgroup NAME FILE: FILE of the container's own cgroup, read on the
+# host (cgroup v2: the path /proc/PID/cgroup names).
+host_cgroup() {
+        local pid path
+        pid=$(podman inspect --format '{{.State.Pid}}' "$1")
+        path=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+        cat "/sys/fs/cgroup$path/$2"
+}
+
+@test "podman run --memory, --pids-limit, --cpus: enforced with cgroup v2, accepted with a warning without" {
+        podman run -d --name limited --memory 64m --pids-limit 50 --cpus 0.5 busybox sleep 1000 >/dev/null
+        [ "$(podman inspect --format '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}} {{.HostConfig.NanoCpus}}' limited)" = \
+                "67108864 50 500000000" ] || fail "podman did not record the limits"
+        if in_vm; then
+                run podman exec limited cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max /sys/fs/cgroup/cpu.max
+                [ "$status" -eq 0 ] || fail "cgroup files: $output"
+                [ "${lines[0]}" = 67108864 ] || fail "memory.max: $output"
+                [ "${lines[1]}" = 50 ] || fail "pids.max: $output"
+                [ "${lines[2]}" = "50000 100000" ] || fail "cpu.max: $output"
+                [ "$(host_cgroup limited memory.max)" = 67108864 ] || fail "host view of memory.max"
+                # 50 processes at most: the 60 sleeps do not all start.
+                run podman exec limited sh -c 'for i in $(seq 60); do sleep 30 & done 2>/dev/null; wait'
+                [ "$(host_cgroup limited pids.events | awk '/^max/ {print $2}')" -gt 0 ] ||
+                        fail "pids.max was never hit: $(host_cgroup limited pids.events)"
+        else
+                [ "$(pm_state limited)" = running ] || fail "state: $(pm_state limited)"
+                run oci_log limited
+                [[ $output == *"runs WITHOUT resource limits (linux.resources is not enforced)"* ]] ||
+                        fail "sbrun's warning is not in the runtime log: $output"
+        fi
+}
+
+@test "podman pause/unpause and update: real with cgroup v2; without, a clear 'no cgroup' error" {
+        podman run -d --name frozen busybox sleep 1000 >/dev/null
+        if in_vm; then
+                run podman pause frozen
+                [ "$status" -eq 0 ] || fail "pause: $output"
+                [ "$(pm_state frozen)" = paused ] || fail "state: $(pm_state frozen)"
+                [ "$(host_cgroup frozen cgroup.freeze)" = 1 ] || fail "cgroup.freeze is not 1"
+                run podman unpause frozen
+                [ "$status" -eq 0 ] || fail "unpause: $output"
+                [ "$(pm_state frozen)" = running ] || fail "state: $(pm_state frozen)"
+                [ "$(host_cgroup frozen cgroup.freeze)" = 0 ] || fail "cgroup.freeze is not 0"
+                run podman update --memory 96m --pids-limit 40 frozen
+                [ "$status" -eq 0 ] || fail "update: $output"
+                run podman exec frozen cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max
+                [ "${lines[0]}" = 100663296 ] || fail "memory.max after update: $output"
+                [ "${lines[1]}" = 40 ] || fail "pids.max after update: $output"
+        else
+                run podman pause frozen
+                [ "$status" -ne 0 ] || fail "pause succeeded without a cgroup"
+                [[ $output == *"has no cgroup: it runs without resource limits"* ]] || fail "pause: $output"
+                [ "$(pm_state frozen)" = running ] || fail "state: $(pm_state frozen)"
+                run podman update --memory 96m frozen
+                [ "$status" -ne 0 ] || fail "update succeeded without a cgroup"
+                [[ $output == *"has no cgroup: it runs without resource limits"* ]] || fail "update: $output"
+        fi
+}
+
+@test "podman stats: the container's own cgroup with cgroup v2; without, no cgroup of its own" {
+        podman run -d --name counted --memory 64m busybox sleep 1000 >/dev/null
+        local pid
+        pid=$(podman inspect --format '{{.State.Pid}}' counted)
+        if in_vm; then
+                run podman stats --no-stream --format '{{.Name}} {{.MemUsage}} {{.PIDs}}' counted
+                [ "$status" -eq 0 ] || fail "stats: $output"
+                [[ $output == "counted "*" / 67.11MB 1" ]] || fail "stats: $output"
+        else
+                # podman reads the cgroup itself; the container is in the
+                # cgroup it was started from, as sbrun's warning says.
+                [ "$(grep -v '^0::' "/proc/$pid/cgroup")" = "$(grep -v '^0::' /proc/self/cgroup)" ] ||
+                        fail "the container has cgroups of its own: $(cat "/proc/$pid/cgroup")"
+                run podman stats --no-stream --format '{{.Name}}' counted
+                [[ $output == *counted* ]] || fail "stats: $output"
+        fi
+}
+
+@test "podman run --read-only: the root is read-only, /tmp and /run are writable" {
+        run podman run --rm --read-only busybox sh -c 'touch /x; touch /tmp/x && touch /run/x && echo writable'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *"touch: /x: Read-only file system"* ]] || fail "root writable: $output"
+        [[ $output == *writable ]] || fail "/tmp or /run not writable: $output"
+}
+
+@test "podman run --tmpfs gives a fresh tmpfs with the image's files" {
+        run podman run --rm --tmpfs /etc:size=1m busybox sh -c \
+                'grep " /etc " /proc/mounts; cat /etc/passwd | head -1; echo new >/etc/new && cat /etc/new'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ ${lines[0]} == "tmpfs /etc tmpfs "*"size=1024k"* ]] || fail "mount: $output"
+        [[ ${lines[1]} == root:* ]] || fail "the image's /etc/passwd was not copied up: $output"
+        [ "${lines[2]}" = new ] || fail "not writable: $output"
+}
+
+@test "podman run -v: a bind mount and a named volume" {
+        local dir=$PM_DIR/bind.$BATS_TEST_NUMBER
+        mkdir -p "$dir"
+        echo from-host >"$dir/in"
+        run podman run --rm -v "$dir:/data" busybox sh -c 'cat /data/in; echo from-container >/data/out'
+        [ "$output" = from-host ] || fail "bind: $output"
+        [ "$(cat "$dir/out")" = from-container ] || fail "bind: the container's write is not on the host"
+        run podman run --rm -v "$dir:/data:ro" busybox sh -c 'echo x >/data/out'
+        [[ $output == *"Read-only file system"* ]] || fail ":ro bind writable: $output"
+        rm -rf "$dir"
+
+        podman volume create keep >/dev/null
+        run podman run --rm -v keep:/vol busybox sh -c 'echo kept >/vol/f'
+        [ "$status" -eq 0 ] || fail "volume write: $output"
+        run podman run --rm -v keep:/vol busybox cat /vol/f
+        [ "$output" = kept ] || fail "volume read: $output"
+        podman volume rm keep >/dev/null
+}
+
+@test "podman run --init: podman's init is pid 1 and the command its child" {
+        run podman run --rm --init busybox sh -c 'cat /proc/1/cmdline | tr "\0" " "; echo; echo $$'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ ${lines[0]} == "/run/podman-init -- sh -c"* ]] || fail "pid 1: $output"
+        [ "${lines[1]}" != 1 ] || fail "the command is pid 1: $output"
+}
+
+@test "podman run --uidmap: the container's uids map to the range given" {
+        run podman run --rm --uidmap 0:200000:65536 --gidmap 0:200000:65536 busybox sh -c \
+                'cat /proc/self/uid_map /proc/self/gid_map; id -u'
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$(echo ${lines[0]})" = "0 200000 65536" ] || fail "uid_map: $output"
+        [ "$(echo ${lines[1]})" = "0 200000 65536" ] || fail "gid_map: $output"
+        [ "${lines[2]}" = 0 ] || fail "id: $output"
+}
+
+@test "podman run --sysctl sets a namespaced sysctl" {
+        run podman run --rm --sysctl kernel.msgmax=12345 busybox cat /proc/sys/kernel/msgmax
+        [ "$output" = 12345 ] || fail "kernel.msgmax: $output"
+        run podman run --rm --sysctl kernel.msgmax=12345 --sysctl net.ipv4.ip_unprivileged_port_start=80 \
+                busybox cat /proc/sys/net/ipv4/ip_unprivileged_port_start
+        [ "$output" = 80 ] || fail "net.ipv4.ip_unprivileged_port_start: $output"
+}
+
+@test "podman run --cap-drop: the capability is gone" {
+        run podman run --rm --cap-drop CHOWN busybox sh -c 'grep CapBnd /proc/self/status; chown 1000 /tmp'
+        [ "$status" -ne 0 ] || fail "chown worked without CAP_CHOWN: $output"
+        [[ $output == *"Operation not permitted"* ]] || fail "$output"
+        local bnd=$((16#$(awk '/CapBnd/ {print $2}' <<<"$output")))
+        [ $((bnd & 1)) -eq 0 ] || fail "CAP_CHOWN in CapBnd: $output"
+        [ $((bnd & (1 << 5))) -ne 0 ] || fail "CAP_KILL dropped too: $output"
+}
+
+@test "podman healthcheck run: unhealthy, then healthy" {
+        podman run -d --name checked --health-cmd 'test -f /tmp/ok' --health-interval disable \
+                --health-retries 1 busybox sleep 1000 >/dev/null
+        run podman healthcheck run checked
+        [ "$status" -eq 1 ] || fail "status $status: $output"
+        [[ $output == *unhealthy* ]] || fail "$output"
+        podman exec checked touch /tmp/ok
+        run podman healthcheck run checked
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$(podman inspect --format '{{.State.Health.Status}}' checked)" = healthy ] || fail "health"
+}
