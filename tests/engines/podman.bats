@@ -368,3 +368,86 @@ host_cgroup() {
         [ "$status" -eq 0 ] || fail "status $status: $output"
         [ "$(podman inspect --format '{{.State.Health.Status}}' checked)" = healthy ] || fail "health"
 }
+
+@test "podman pod: two containers share the pod's ipc, uts and net namespaces; pod stop stops both" {
+        run podman pod create --name duo --hostname duo-host
+        [ "$status" -eq 0 ] || fail "pod create: $output"
+        podman run -d --pod duo --name one busybox sleep 1000 >/dev/null
+        podman run -d --pod duo --name two busybox sleep 1000 >/dev/null
+        local ns a b
+        for ns in ipc uts net; do
+                a=$(podman exec one readlink /proc/self/ns/$ns)
+                b=$(podman exec two readlink /proc/self/ns/$ns)
+                [ -n "$a" ] && [ "$a" = "$b" ] || fail "$ns: one has '$a', two has '$b'"
+                [ "$a" != "$(readlink /proc/self/ns/$ns)" ] || fail "$ns: the host's namespace"
+        done
+        a=$(podman exec one readlink /proc/self/ns/mnt)
+        b=$(podman exec two readlink /proc/self/ns/mnt)
+        [ "$a" != "$b" ] || fail "mnt: both containers in $a"
+        [ "$(podman exec two hostname)" = duo-host ] || fail "hostname: $(podman exec two hostname)"
+        run podman pod stop -t 1 duo
+        [ "$status" -eq 0 ] || fail "pod stop: $output"
+        [ "$(pm_state one) $(pm_state two)" = "exited exited" ] || fail "states: $(pm_state one) $(pm_state two)"
+        run podman pod ps --format '{{.Name}} {{.Status}}'
+        [ "$output" = "duo Exited" ] || fail "pod ps: $output"
+        run podman pod rm duo
+        [ "$status" -eq 0 ] || fail "pod rm: $output"
+}
+
+@test "podman kube play runs a pod manifest; kube down removes it" {
+        cat >"$PM_DIR/kube.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: kubed
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: docker.io/library/busybox:latest
+    command: ["sh", "-c", "echo hello from $GREETING; exec sleep 1000"]
+    env:
+    - name: GREETING
+      value: kube
+YAML
+        run podman kube play "$PM_DIR/kube.yaml"
+        [ "$status" -eq 0 ] || fail "kube play: $output"
+        wait_log kubed-app "hello from kube"
+        [ "$(pm_state kubed-app)" = running ] || fail "state: $(pm_state kubed-app)"
+        run podman kube down "$PM_DIR/kube.yaml"
+        [ "$status" -eq 0 ] || fail "kube down: $output"
+        run podman pod ps -q
+        [ -z "$output" ] || fail "pod left: $output"
+}
+
+@test "podman run --annotation run.sbrun.policy=strict: no capabilities, read-only root, no network socket" {
+        run podman run --rm --annotation run.sbrun.policy=strict busybox sh -c \
+                'grep -E "^Cap(Eff|Bnd)" /proc/self/status; touch /x; touch /tmp/x && echo tmp-ok; nc -l -p 80'
+        [[ $output == *"CapEff:	0000000000000000"* ]] || fail "capabilities: $output"
+        [[ $output == *"CapBnd:	0000000000000000"* ]] || fail "capabilities: $output"
+        [[ $output == *"touch: /x: Read-only file system"* ]] || fail "root writable: $output"
+        [[ $output == *tmp-ok* ]] || fail "/tmp not writable: $output"
+        [[ $output == *"nc: socket: "* ]] || fail "socket(2) allowed: $output"
+        run podman run --rm busybox grep CapEff /proc/self/status
+        [[ $output != *"0000000000000000"* ]] || fail "the standard profile has no capabilities: $output"
+}
+
+@test "the floor's deliberate differences: --privileged and --network host refused, seccomp=unconfined still confined" {
+        run -126 podman run --rm --privileged busybox true
+        [[ $output == *"refused (rule: standard"* ]] || fail "--privileged: $output"
+        run -126 podman run --rm --network host busybox true
+        [[ $output == *"linux.namespaces: the host network namespace refused (rule: standard: no host network namespace)"* ]] ||
+                fail "--network host: $output"
+        run podman run --rm --security-opt seccomp=unconfined busybox grep -E '^(Seccomp|CapBnd|NoNewPrivs):' /proc/self/status
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *"Seccomp:	2"* ]] || fail "no seccomp filter: $output"
+        [[ $output == *"NoNewPrivs:	1"* ]] || fail "no no_new_privs: $output"
+        local bnd
+        bnd=$((16#$(awk '/CapBnd/ {print $2}' <<<"$output")))
+        # CAP_MKNOD 27, CAP_NET_RAW 13, CAP_AUDIT_WRITE 29, CAP_SETFCAP 31.
+        local cap
+        for cap in 13 27 29 31; do
+                [ $((bnd & (1 << cap))) -eq 0 ] || fail "capability $cap in CapBnd: $output"
+        done
+        [ $((bnd & 1)) -ne 0 ] || fail "CAP_CHOWN dropped: $output"
+}
