@@ -197,11 +197,11 @@ pm_state() {
         local pty
         pty=$(pm_pty_run)
         podman run -d --name term busybox sleep 1000 >/dev/null
-        run "$pty" podman exec -it term sh -c 'tty; echo exec-ok'
+        run "$pty" podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" exec -it term sh -c 'tty; echo exec-ok'
         [ "$status" -eq 0 ] || fail "exec -it: $output"
         [[ $output == *"/dev/pts/"* ]] || fail "exec -it: no terminal: $output"
         [[ $output == *exec-ok* ]] || fail "exec -it: $output"
-        run "$pty" podman run --rm -it busybox sh -c 'tty; stty size; exit 4'
+        run "$pty" podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" run --rm -it busybox sh -c 'tty; stty size; exit 4'
         [ "$status" -eq 4 ] || fail "run -it: status $status: $output"
         [[ $output == *"/dev/pts/0"* ]] || fail "run -it: no terminal: $output"
 }
@@ -422,7 +422,7 @@ YAML
 
 @test "podman run --annotation run.sbrun.policy=strict: no capabilities, read-only root, no network socket" {
         run podman run --rm --annotation run.sbrun.policy=strict busybox sh -c \
-                'grep -E "^Cap(Eff|Bnd)" /proc/self/status; touch /x; touch /tmp/x && echo tmp-ok; nc -l -p 80'
+                'grep -E "^Cap(Eff|Bnd)" /proc/self/status; touch /x; touch /tmp/x && echo tmp-ok; nc 127.0.0.1 1'
         [[ $output == *"CapEff:	0000000000000000"* ]] || fail "capabilities: $output"
         [[ $output == *"CapBnd:	0000000000000000"* ]] || fail "capabilities: $output"
         [[ $output == *"touch: /x: Read-only file system"* ]] || fail "root writable: $output"
