@@ -434,7 +434,8 @@ YAML
 
 @test "the floor's deliberate differences: --privileged and --network host refused, seccomp=unconfined still confined" {
         run -126 podman run --rm --privileged busybox true
-        [[ $output == *"refused (rule: standard"* ]] || fail "--privileged: $output"
+        [[ $output == *'annotations["io.podman.annotations.privileged"]: TRUE (podman --privileged) refused (rule: standard: no privileged container)'* ]] ||
+                fail "--privileged: $output"
         run -126 podman run --rm --network host busybox true
         [[ $output == *"linux.namespaces: the host network namespace refused (rule: standard: no host network namespace)"* ]] ||
                 fail "--network host: $output"
