@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats)
 # and the floor attacks that need real cgroups or the kernel's i386/x32 entry
-# points (tests/vm/floor_attacks.bats), run inside the VM lane with no opt-out
+# points (tests/vm/floor_attacks.bats), then the resource checks of the real
+# podman (tests/engines/podman.bats), run inside the VM lane with no opt-out
 # policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
@@ -42,6 +43,15 @@ export SBRUN_FLOOR_ATTACK
 
 bats "$@" "$here/cgroups_v2.bats" "$here/floor_attacks.bats"
 rc=$?
+
+# The real podman on sbrun with real cgroups (tests/engines/podman.bats): the
+# tests whose checks differ in the VM, each resource flag once. podman is
+# slow under TCG (seconds a command): not the whole file.
+# SBRUN_VM_ENGINES=0 leaves them out.
+if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
+	podman_vm_tests='prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed'
+	bats "$@" -f "$podman_vm_tests" "$SBRUN_SRCDIR/tests/engines/podman.bats" || rc=1
+fi
 
 # What a test made in the cgroup tree and left behind is a failure too.
 left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)
