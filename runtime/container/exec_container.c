@@ -203,11 +203,39 @@ static int check_process(const struct oci_process *p, const struct exec_options 
         if (!p->terminal && opts->console_socket != NULL)
                 return sb_fail(err, 0,
                                "--console-socket: cannot be used without a terminal (--tty)");
-        if (p->apparmor_profile && *p->apparmor_profile)
+        return 0;
+}
+
+static bool same_label(const char *a, const char *b)
+{
+        return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* sbrun applies no LSM label: create takes the container's and applies
+ * none. An engine's exec repeats the container's own (podman copies its
+ * process.apparmorProfile when AppArmor is on), which changes nothing and
+ * is accepted; a different one would be a promise sbrun cannot keep. */
+static int check_lsm_labels(const struct oci_process *p, const struct oci_config *config,
+                            struct sb_error *err)
+{
+        const struct oci_process *c = config->process;
+
+        if (p->apparmor_profile && *p->apparmor_profile &&
+            !same_label(p->apparmor_profile, c ? c->apparmor_profile : NULL))
                 return sb_fail(err, 0,
-                               "process.apparmorProfile: AppArmor is not enabled on this host");
-        if (p->selinux_label && *p->selinux_label)
-                return sb_fail(err, 0, "process.selinuxLabel: SELinux is not enabled on this host");
+                               "process.apparmorProfile: \"%s\" refused: sbrun applies no "
+                               "AppArmor profile, and the container was created with %s%s%s",
+                               p->apparmor_profile, c && c->apparmor_profile ? "\"" : "",
+                               c && c->apparmor_profile ? c->apparmor_profile : "none",
+                               c && c->apparmor_profile ? "\"" : "");
+        if (p->selinux_label && *p->selinux_label &&
+            !same_label(p->selinux_label, c ? c->selinux_label : NULL))
+                return sb_fail(err, 0,
+                               "process.selinuxLabel: \"%s\" refused: sbrun applies no "
+                               "SELinux label, and the container was created with %s%s%s",
+                               p->selinux_label, c && c->selinux_label ? "\"" : "",
+                               c && c->selinux_label ? c->selinux_label : "none",
+                               c && c->selinux_label ? "\"" : "");
         return 0;
 }
 
@@ -308,7 +336,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                 goto out;
         }
         x.config = state_dir_load_config(&sd, err);
-        if (x.config == NULL)
+        if (x.config == NULL || check_lsm_labels(x.process, x.config, err) < 0)
                 goto out;
         /* exec --cap or a process.json must not reach above the floor. */
         if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||

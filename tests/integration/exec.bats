@@ -143,3 +143,24 @@ start_sleeper() {
         [ "$status" -eq 0 ]
         [[ $output == *"reaped $(cat "$TEST_DIR/exec.pid") exit 7"* ]]
 }
+
+@test "exec --process: the container's own AppArmor profile is accepted (podman sends it), another is refused" {
+        # What podman does where AppArmor is on: the container's profile in
+        # config.json, and the same one in every exec's process.json.
+        make_bundle
+        set_cmd 'sleep 1000'
+        edit_config '.process.apparmorProfile = "containers-default-0.50.1"'
+        run detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "run -d: $output"
+        local doc=$SBRUN_SRCDIR/tests/unit/data/podman-4.3.1-exec-process.json
+        jq '.args = ["echo", "exec-ok"] | .apparmorProfile = "containers-default-0.50.1"' "$doc" \
+                >"$TEST_DIR/same.json"
+        run sbrun exec --process "$TEST_DIR/same.json" "$ID"
+        [ "$status" -eq 0 ] || fail "the container's own profile: $output"
+        [ "$output" = exec-ok ]
+        jq '.apparmorProfile = "unconfined"' "$TEST_DIR/same.json" >"$TEST_DIR/other.json"
+        run sbrun exec --process "$TEST_DIR/other.json" "$ID"
+        [ "$status" -eq 1 ] || fail "another profile: status $status: $output"
+        [[ $output == *'process.apparmorProfile: "unconfined" refused: sbrun applies no AppArmor profile, and the container was created with "containers-default-0.50.1"'* ]] ||
+                fail "$output"
+}
