@@ -38,6 +38,8 @@ pm_setup_file() {
         export PM_DIR
         mkdir -p "$PM_DIR"/{bin,root,runroot,tmp,volumes,net,hooks}
         pm_system_snapshot >"$PM_DIR/system.before"
+        export PM_CWD=$PWD
+        if [ -e oom ]; then touch "$PM_DIR/cwd-had-oom"; fi
 
         # The operator policy: root-owned and not writable by others.
         if host_has_v2_controllers; then
@@ -193,6 +195,8 @@ pm_leftovers() {
         pm_system_snapshot | diff "$PM_DIR/system.before" - |
                 grep -v '^> /sys/fs/cgroup/\([^/]*/\)\?libpod_parent$' |
                 sed -n 's/^[<>] /system path changed: /p'
+        # conmon's OOM marker lands in the directory podman ran from.
+        [ -e "$PM_DIR/cwd-had-oom" ] || [ ! -e "$PM_CWD/oom" ] || echo "conmon's oom file $PM_CWD/oom"
         find "$PM_DIR/sbrun-state" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache \
                 -printf 'runtime state %p\n' 2>/dev/null
 }
