@@ -15,6 +15,7 @@ packages="
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
         util-linux procps
+        podman conmon catatonit
 "
 
 missing=""
