@@ -72,6 +72,8 @@ bool floor_device_allowed(char type, int64_t major, int64_t minor, const char *p
                           const struct floor_context *ctx);
 
 /* The concerns, one file each; each takes the same arguments. */
+int floor_privileged(struct oci_config *config, const struct floor_context *ctx,
+                     struct floor_report *report, struct sb_error *err);
 int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                      struct floor_report *report, struct sb_error *err);
 int floor_caps(struct oci_config *config, const struct floor_context *ctx,

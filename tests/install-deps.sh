@@ -18,6 +18,7 @@ packages="
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
+        podman conmon
 "
 
 missing=""

@@ -460,3 +460,17 @@ engine_bundle() {
         [ "${lines[0]}" = hello ]
         [ "${lines[1]}" = 0 ]
 }
+
+@test "floor: podman's privileged mode is refused by name before anything else" {
+        make_bundle
+        # What podman --privileged sends: its annotation, a host device.
+        edit_config '.annotations["io.podman.annotations.privileged"] = "TRUE" |
+                .linux.devices = [{"path": "/dev/loop-control", "type": "c", "major": 10, "minor": 237}]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" 'annotations["io.podman.annotations.privileged"]: TRUE (podman --privileged) refused (rule: standard: no privileged container)'
+
+        edit_config '.annotations["io.podman.annotations.privileged"] = "FALSE" | .linux.devices = []'
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "FALSE refused: $output"
+}

@@ -2,9 +2,9 @@
 # tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats),
 # the floor attacks that need real cgroups or the kernel's i386/x32 entry
 # points (tests/vm/floor_attacks.bats), an AppArmor profile confining a
-# container (tests/vm/lsm.bats) and containerd's cgroup checks (the "vm:"
-# tests of tests/engines/containerd.bats), run inside the VM lane with no
-# opt-out policy:
+# container (tests/vm/lsm.bats), then the resource checks of the real
+# engines (the "vm:" tests of tests/engines/containerd.bats, a subset of
+# tests/engines/podman.bats), run inside the VM lane with no opt-out policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
 #
@@ -49,6 +49,14 @@ rc=$?
 # tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
 # memory and cpu limits, an OOM event), one private containerd.
 bats "$@" -f '^vm: ' "$here/../engines/containerd.bats" || rc=1
+# The real podman on sbrun with real cgroups (tests/engines/podman.bats): the
+# tests whose checks differ in the VM, each resource flag once. podman is
+# slow under TCG (seconds a command): not the whole file.
+# SBRUN_VM_ENGINES=0 leaves them out.
+if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
+	podman_vm_tests='prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed'
+	bats "$@" -f "$podman_vm_tests" "$SBRUN_SRCDIR/tests/engines/podman.bats" || rc=1
+fi
 
 # What a test made in the cgroup tree and left behind is a failure too.
 left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)
