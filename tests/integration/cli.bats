@@ -77,6 +77,9 @@ load ../helpers
         [[ $(jq -r .ociVersionMax <<<"$output") == 1.* ]]
         [ "$(jq -r '.mountOptions | index("ro") != null' <<<"$output")" = true ]
         [ "$(jq -r '.linux.namespaces | index("pid") != null' <<<"$output")" = true ]
+        # cgroup v2 only, with the device controller as an eBPF program.
+        [ "$(jq -c '.linux.cgroup | [.v1, .v2]' <<<"$output")" = '[false,true]' ]
+        [ "$(jq -r '.annotations["run.sbrun.cgroup.devices"]' <<<"$output")" = ebpf ]
 }
 
 @test "--debug logs debug messages, to the --log file or else to stderr" {

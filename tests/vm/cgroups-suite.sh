@@ -1,5 +1,6 @@
 #!/bin/bash
-# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats)
+# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats,
+# tests/vm/cgroups_devices_events.bats)
 # and the floor attacks that need real cgroups or the kernel's i386/x32 entry
 # points (tests/vm/floor_attacks.bats), run inside the VM lane with no opt-out
 # policy:
@@ -40,7 +41,7 @@ if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 fi
 export SBRUN_FLOOR_ATTACK
 
-bats "$@" "$here/cgroups_v2.bats" "$here/floor_attacks.bats"
+bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats"
 rc=$?
 
 # What a test made in the cgroup tree and left behind is a failure too.
