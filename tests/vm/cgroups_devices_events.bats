@@ -18,7 +18,7 @@ cgdir() {
 # Nodes outside runc's default allow list, which the operator lets
 # linux.devices create: /dev/kmsg (c 1:11; written without CAP_SYSLOG) and
 # /dev/fuse (c 10:229). Without the device program neither open fails with
-# EPERM.
+# EPERM. (true, not ":": a failed redirection of a special builtin ends sh.)
 device_policy() {
         POLICY=$TEST_DIR/policy.json
         printf '%s\n' '{"floor": {"devices": ["/dev/kmsg", "/dev/fuse"]}}' >"$POLICY"
@@ -31,8 +31,8 @@ device_policy() {
 @test "devices: deny all, allow c 1:11 w: /dev/kmsg opens for writing, /dev/fuse is EPERM, /dev/null still works" {
         make_bundle
         device_policy
-        set_cmd ': >/dev/kmsg && echo kmsg-write
-                 : </dev/fuse && echo fuse-open
+        set_cmd 'true >/dev/kmsg && echo kmsg-write
+                 true </dev/fuse && echo fuse-open
                  echo x >/dev/null && echo null-ok'
         edit_config '.linux.resources.devices = [{"allow": false, "access": "rwm"},
                                                  {"allow": true, "type": "c", "major": 1, "minor": 11,
@@ -49,8 +49,8 @@ device_policy() {
 @test "devices: the last matching rule wins: a later deny of writes to /dev/kmsg" {
         make_bundle
         device_policy
-        set_cmd ': >/dev/kmsg && echo kmsg-write
-                 : </dev/fuse && echo fuse-open'
+        set_cmd 'true >/dev/kmsg && echo kmsg-write
+                 true </dev/fuse && echo fuse-open'
         edit_config '.linux.resources.devices = [{"allow": false, "access": "rwm"},
                                                  {"allow": true, "type": "c", "major": 1, "minor": 11,
                                                   "access": "rwm"},
@@ -117,7 +117,10 @@ wait_for_lines() {
         edit_config '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
         detached sbrun run -d -b "$BUNDLE" "$ID"
 
-        sbrun events --interval 1s "$ID" >"$TEST_DIR/events" 2>"$TEST_DIR/events.err" &
+        # Bounded everywhere: a stream that never ends must fail this test,
+        # not hang the lane.
+        timeout 300 "$SBRUN" --root "$ROOT" events --interval 1s "$ID" \
+                >"$TEST_DIR/events" 2>"$TEST_DIR/events.err" 3>&- </dev/null &
         local epid=$! rc=0
         # The OOM kill only once the stream watches (the guest is slow).
         wait_for_lines "$TEST_DIR/events" '"type":"stats"' 1 120 || {
@@ -125,7 +128,8 @@ wait_for_lines() {
                 cat "$TEST_DIR/events.err"
                 fail "no stats event"
         }
-        run detached sbrun exec "$ID" dd if=/dev/zero of=/dev/null bs=64M count=1
+        run detached timeout 180 "$SBRUN" --root "$ROOT" exec "$ID" \
+                dd if=/dev/zero of=/dev/null bs=64M count=1
         [ "$status" -eq 137 ]
         wait_for_lines "$TEST_DIR/events" "{\"type\":\"oom\",\"id\":\"$ID\"}" 1 60 &&
                 wait_for_lines "$TEST_DIR/events" '"type":"stats"' 2 60 || rc=1
