@@ -26,6 +26,7 @@ void container_cgroup_release(struct container_cgroup *cc)
 {
         cgroup_release(&cc->cg);
         cgroup_settings_release(&cc->settings);
+        device_filter_release(&cc->devices);
         cgroup_root_release(&cc->root);
         free(cc->rel);
         cc->rel = NULL;
@@ -70,7 +71,8 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
 
         /* Bad resources are bad input on any host. */
         if (cgroup_resources_convert(l ? l->resources : NULL, "linux.resources", &cc->settings,
-                                     err) < 0)
+                                     err) < 0 ||
+            device_filter_build(l, &cc->devices, err) < 0)
                 return -1;
         if (cgroup_root_find(&cc->root, err) < 0)
                 return host_cannot_enforce(cc, policy, config, id, err);
@@ -84,7 +86,11 @@ int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
                 return 0;
         if (cgroup_create(&cc->root, cc->rel, &cc->cg, err) < 0)
                 return -1;
-        return cgroup_apply(&cc->cg, &cc->settings, err);
+        if (cgroup_apply(&cc->cg, &cc->settings, err) < 0)
+                return -1;
+        /* Before any process joins: the container's first open of a device
+         * node is already judged. */
+        return device_filter_attach(&cc->devices, cc->cg.dir_fd, err);
 }
 
 int container_cgroup_open(const struct oci_state *state, const char *command, struct cgroup *cg,

@@ -16,6 +16,7 @@
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cgroup/cgroup_resources.h"
 #include "runtime/cgroup/cgroup_root.h"
+#include "runtime/cgroup/device_filter.h"
 
 struct sb_error;
 struct global_options;
@@ -31,8 +32,9 @@ struct container_cgroup {
         struct cgroup_root root;
         struct cgroup cg;
         struct cgroup_settings settings;
-        char *rel;       /* under the cgroup2 mount */
-        bool unenforced; /* no cgroup: the operator opted out on this host */
+        struct device_filter devices; /* attached before the launcher joins */
+        char *rel;                    /* under the cgroup2 mount */
+        bool unenforced;              /* no cgroup: the operator opted out on this host */
 };
 
 void container_cgroup_init(struct container_cgroup *cc);
@@ -42,7 +44,8 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err);
 
-/* Make the cgroup and write its limits (nothing when unenforced). */
+/* Make the cgroup, write its limits and attach its device program
+ * (nothing when unenforced). */
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);
 
 /* For the launcher to join; -1 when unenforced. */

@@ -166,6 +166,11 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                 PACKAGE_VERSION,
                 "io.github.seccomp.libseccomp.version",
                 libseccomp_version,
+                /* The spec's document has no field for it: linux.resources
+                 * .devices is carried out as a cgroup v2 eBPF program
+                 * (runtime/cgroup/device_filter.h). */
+                "run.sbrun.cgroup.devices",
+                "ebpf",
                 NULL,
         };
         const struct oci_features features = {

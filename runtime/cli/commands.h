@@ -25,6 +25,7 @@ int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb
 int cmd_pause(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_resume(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_update(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_events(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
                         struct sb_error *err);

@@ -32,7 +32,7 @@ static const struct command commands[] = {
         { "resume", cmd_resume, "thaw a paused container" },
         { "update", cmd_update, "change a running container's resource limits" },
         { "policy", cmd_policy, "show the policy floor, or explain it for a bundle" },
-        { "events", cmd_not_implemented, "container events (not implemented yet)" },
+        { "events", cmd_events, "container stats and OOM events (from its cgroup)" },
         { "checkpoint", cmd_not_implemented, "checkpoint (not implemented)" },
         { "restore", cmd_not_implemented, "restore (not implemented)" },
 };

@@ -65,7 +65,8 @@ needs_hybrid_host() {
         [ "$(jq -r .status <<<"$output")" = created ]
 
         # Commands that need a cgroup say why they cannot work.
-        for cmd in pause ps update; do
+        for cmd in pause ps update events "events --stats"; do
+                # shellcheck disable=SC2086 # "events --stats" is two words
                 run sbrun $cmd "$ID"
                 [ "$status" -eq 1 ]
                 [[ $output == *"has no cgroup: it runs without resource limits"* ]]

@@ -77,6 +77,9 @@ load ../helpers
         [[ $(jq -r .ociVersionMax <<<"$output") == 1.* ]]
         [ "$(jq -r '.mountOptions | index("ro") != null' <<<"$output")" = true ]
         [ "$(jq -r '.linux.namespaces | index("pid") != null' <<<"$output")" = true ]
+        # cgroup v2 only, with the device controller as an eBPF program.
+        [ "$(jq -c '.linux.cgroup | [.v1, .v2]' <<<"$output")" = '[false,true]' ]
+        [ "$(jq -r '.annotations["run.sbrun.cgroup.devices"]' <<<"$output")" = ebpf ]
 }
 
 @test "--debug logs debug messages, to the --log file or else to stderr" {
@@ -209,7 +212,13 @@ policy|policy: expected "show" or "explain"
 policy nosuchsub|policy: unknown subcommand "nosuchsub"
 policy explain --bogus|policy explain: unknown option "--bogus"
 policy explain --bundle|policy explain: option "--bundle" needs a value
-events --bogus ID|events: not implemented
+events --bogus ID|events: unknown option "--bogus"
+events|events: container ID is required
+events a b|events: expected one container ID, got 2 arguments
+events --interval|events: option "--interval" needs a value
+events --interval 5 ID|events: --interval: "5" is not a duration like 5s or 500ms
+events --interval 1x ID|events: --interval: "1x" is not a duration like 5s or 500ms
+events --interval 0s ID|events: --interval: the duration must be greater than 0
 checkpoint --bogus ID|checkpoint: not implemented
 restore --bogus ID|restore: not implemented
 EOF

@@ -1,10 +1,11 @@
 #!/bin/bash
-# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats),
-# the floor attacks that need real cgroups or the kernel's i386/x32 entry
-# points (tests/vm/floor_attacks.bats), an AppArmor profile confining a
-# container (tests/vm/lsm.bats), then the resource checks of the real
-# engines (the "vm:" tests of tests/engines/containerd.bats, a subset of
-# tests/engines/podman.bats), run inside the VM lane with no opt-out policy:
+# tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats,
+# tests/vm/cgroups_devices_events.bats), the floor attacks that need real
+# cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
+# an AppArmor profile confining a container (tests/vm/lsm.bats), then the
+# resource checks of the real engines (the "vm:" tests of
+# tests/engines/containerd.bats, a subset of tests/engines/podman.bats), run
+# inside the VM lane with no opt-out policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
 #
@@ -42,7 +43,8 @@ if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 fi
 export SBRUN_FLOOR_ATTACK
 
-bats "$@" "$here/cgroups_v2.bats" "$here/floor_attacks.bats" "$here/lsm.bats"
+bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats" \
+	"$here/lsm.bats"
 rc=$?
 
 # containerd and its runc shim driving sbrun on real cgroups: the tests of

@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# cgroup v2 for real, continued: the device program made from
+# linux.resources.devices, and `sbrun events` read from the container's
+# cgroup. Run in the VM lane through tests/vm/cgroups-suite.sh.
+
+load ../helpers
+
+setup() {
+        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
+                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+        sb_setup
+}
+
+cgdir() {
+        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
+}
+
+# Nodes outside runc's default allow list, which the operator lets
+# linux.devices create: /dev/kmsg (c 1:11; written without CAP_SYSLOG) and
+# /dev/fuse (c 10:229). Without the device program neither open fails with
+# EPERM. (true, not ":": a failed redirection of a special builtin ends sh.)
+device_policy() {
+        POLICY=$TEST_DIR/policy.json
+        printf '%s\n' '{"floor": {"devices": ["/dev/kmsg", "/dev/fuse"]}}' >"$POLICY"
+        edit_config '.linux.devices = [{"path": "/dev/kmsg", "type": "c", "major": 1, "minor": 11,
+                                        "fileMode": 438},
+                                       {"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229,
+                                        "fileMode": 438}]'
+}
+
+@test "devices: deny all, allow c 1:11 w: /dev/kmsg opens for writing, /dev/fuse is EPERM, /dev/null still works" {
+        make_bundle
+        device_policy
+        set_cmd 'true >/dev/kmsg && echo kmsg-write
+                 true </dev/fuse && echo fuse-open
+                 echo x >/dev/null && echo null-ok'
+        edit_config '.linux.resources.devices = [{"allow": false, "access": "rwm"},
+                                                 {"allow": true, "type": "c", "major": 1, "minor": 11,
+                                                  "access": "w"}]'
+
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        echo "$output"
+        [[ $output == *kmsg-write* ]]
+        [[ $output == *"/dev/fuse"*"Operation not permitted"* ]]
+        [[ $output != *fuse-open* ]]
+        [[ $output == *null-ok* ]]
+}
+
+@test "devices: the last matching rule wins: a later deny of writes to /dev/kmsg" {
+        make_bundle
+        device_policy
+        set_cmd 'true >/dev/kmsg && echo kmsg-write
+                 true </dev/fuse && echo fuse-open'
+        edit_config '.linux.resources.devices = [{"allow": false, "access": "rwm"},
+                                                 {"allow": true, "type": "c", "major": 1, "minor": 11,
+                                                  "access": "rwm"},
+                                                 {"allow": true, "type": "c", "major": 10,
+                                                  "access": "rwm"},
+                                                 {"allow": false, "type": "c", "major": 1, "minor": 11,
+                                                  "access": "w"}]'
+
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        echo "$output"
+        [[ $output == *"/dev/kmsg"*"Operation not permitted"* ]]
+        [[ $output != *kmsg-write* ]]
+        # The earlier allow of c 10:* still holds (ENODEV at most, never EPERM).
+        [[ $output != *"/dev/fuse"*"Operation not permitted"* ]]
+}
+
+@test "events --stats prints the cgroup's memory and pids as runc does" {
+        make_bundle
+        set_cmd 'sleep 1001 & sleep 1000'
+        edit_config '.linux.resources.memory = {"limit": 67108864} | .linux.resources.pids = {"limit": 50}'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        cg=$(cgdir)
+        local i
+        for ((i = 0; i < 100; i++)); do
+                [ "$(cat "$cg/pids.current")" -ge 3 ] && break
+                sleep 0.1
+        done
+        local pids_before mem_before
+        pids_before=$(cat "$cg/pids.current")
+        mem_before=$(cat "$cg/memory.current")
+
+        run sbrun events --stats "$ID"
+        [ "$status" -eq 0 ]
+        echo "$output"
+        [ "${#lines[@]}" -eq 1 ]
+        [ "$(jq -r .type <<<"$output")" = stats ]
+        [ "$(jq -r .id <<<"$output")" = "$ID" ]
+        [ "$(jq -r .data.pids.current <<<"$output")" = "$pids_before" ]
+        [ "$(jq -r .data.pids.current <<<"$output")" = "$(cat "$cg/pids.current")" ]
+        [ "$(jq -r .data.pids.limit <<<"$output")" = 50 ]
+        [ "$(jq -r .data.memory.usage.limit <<<"$output")" = 67108864 ]
+        local usage
+        usage=$(jq -r .data.memory.usage.usage <<<"$output")
+        echo "memory.current before: $mem_before, events: $usage, after: $(cat "$cg/memory.current")"
+        [ "$usage" -gt 0 ] && [ "$usage" -le 67108864 ]
+        # Within a MiB of the file (the container is idle).
+        [ $((usage - mem_before)) -lt 1048576 ] && [ $((mem_before - usage)) -lt 1048576 ]
+        jq -e '.data.memory.raw | has("anon") and has("file")' <<<"$output"
+        jq -e '.data.cpu.usage.total > 0' <<<"$output"
+}
+
+# wait_for_lines FILE PATTERN COUNT SECONDS: FILE has COUNT lines matching.
+wait_for_lines() {
+        local deadline=$((SECONDS + $4))
+        while [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+                [ "$SECONDS" -lt "$deadline" ] || return 1
+                sleep 0.5
+        done
+}
+
+@test "events streams stats every interval and an oom event, and ends when the container stops" {
+        make_bundle
+        set_args sleep 1000
+        edit_config '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+
+        # Bounded everywhere: a stream that never ends must fail this test,
+        # not hang the lane.
+        timeout 300 "$SBRUN" --root "$ROOT" events --interval 1s "$ID" \
+                >"$TEST_DIR/events" 2>"$TEST_DIR/events.err" 3>&- </dev/null &
+        local epid=$! rc=0
+        # The OOM kill only once the stream watches (the guest is slow).
+        wait_for_lines "$TEST_DIR/events" '"type":"stats"' 1 120 || {
+                kill "$epid"
+                cat "$TEST_DIR/events.err"
+                fail "no stats event"
+        }
+        run detached timeout 180 "$SBRUN" --root "$ROOT" exec "$ID" \
+                dd if=/dev/zero of=/dev/null bs=64M count=1
+        [ "$status" -eq 137 ]
+        wait_for_lines "$TEST_DIR/events" "{\"type\":\"oom\",\"id\":\"$ID\"}" 1 60 &&
+                wait_for_lines "$TEST_DIR/events" '"type":"stats"' 2 60 || rc=1
+        cut -c1-200 "$TEST_DIR/events"
+        cat "$TEST_DIR/events.err"
+        [ "$rc" -eq 0 ] || { kill "$epid"; fail "no oom event, or too few stats events"; }
+
+        run sbrun kill "$ID" KILL
+        [ "$status" -eq 0 ]
+        # The stream ends by itself once the cgroup is empty.
+        local deadline=$((SECONDS + 60))
+        while kill -0 "$epid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+                sleep 0.5
+        done
+        kill -0 "$epid" 2>/dev/null && { kill "$epid"; fail "events did not end with the container"; }
+        wait "$epid" || rc=$?
+        [ "$rc" -eq 0 ]
+}
