@@ -111,31 +111,23 @@ wait_for_lines() {
         done
 }
 
-@test "events streams stats every interval and an oom event, and ends when the container stops" {
+@test "events streams stats every interval, and ends when the container stops" {
         make_bundle
         set_args sleep 1000
-        edit_config '.linux.resources.memory = {"limit": 33554432, "swap": 33554432}'
+        edit_config '.linux.resources.memory = {"limit": 33554432}'
         detached sbrun run -d -b "$BUNDLE" "$ID"
 
         # Bounded everywhere: a stream that never ends must fail this test,
         # not hang the lane.
-        timeout 300 "$SBRUN" --root "$ROOT" events --interval 1s "$ID" \
+        timeout -k 5 300 "$SBRUN" --root "$ROOT" events --interval 1s "$ID" \
                 >"$TEST_DIR/events" 2>"$TEST_DIR/events.err" 3>&- </dev/null &
         local epid=$! rc=0
-        # The OOM kill only once the stream watches (the guest is slow).
-        wait_for_lines "$TEST_DIR/events" '"type":"stats"' 1 120 || {
-                kill "$epid"
-                cat "$TEST_DIR/events.err"
-                fail "no stats event"
-        }
-        run detached timeout 180 "$SBRUN" --root "$ROOT" exec "$ID" \
-                dd if=/dev/zero of=/dev/null bs=64M count=1
-        [ "$status" -eq 137 ]
-        wait_for_lines "$TEST_DIR/events" "{\"type\":\"oom\",\"id\":\"$ID\"}" 1 60 &&
-                wait_for_lines "$TEST_DIR/events" '"type":"stats"' 2 60 || rc=1
+        wait_for_lines "$TEST_DIR/events" '"type":"stats"' 2 120 || rc=1
         cut -c1-200 "$TEST_DIR/events"
         cat "$TEST_DIR/events.err"
-        [ "$rc" -eq 0 ] || { kill "$epid"; fail "no oom event, or too few stats events"; }
+        [ "$rc" -eq 0 ] || { kill -KILL "$epid"; fail "fewer than two stats events"; }
+        [ "$(head -n 1 "$TEST_DIR/events" | jq -r .id)" = "$ID" ]
+        [ "$(head -n 1 "$TEST_DIR/events" | jq -r .data.memory.usage.limit)" = 33554432 ]
 
         run sbrun kill "$ID" KILL
         [ "$status" -eq 0 ]
@@ -144,7 +136,7 @@ wait_for_lines() {
         while kill -0 "$epid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
                 sleep 0.5
         done
-        kill -0 "$epid" 2>/dev/null && { kill "$epid"; fail "events did not end with the container"; }
+        kill -0 "$epid" 2>/dev/null && { kill -KILL "$epid"; fail "events did not end with the container"; }
         wait "$epid" || rc=$?
         [ "$rc" -eq 0 ]
 }
