@@ -4,7 +4,8 @@
 # cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
 # an AppArmor profile confining a container (tests/vm/lsm.bats), then the
 # resource checks of the real engines (the "vm:" tests of
-# tests/engines/containerd.bats, a subset of tests/engines/podman.bats), run
+# tests/engines/containerd.bats, subsets of tests/engines/podman.bats and
+# cri.bats) and the propagation test of tests/integration/mounts.bats, run
 # inside the VM lane with no opt-out policy:
 #
 #   tests/vm/run.sh -e SBRUN_BUILDDIR=/var/tmp/sbrun-build tests/vm/cgroups-suite.sh
@@ -47,6 +48,10 @@ bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/flo
 	"$here/lsm.bats"
 rc=$?
 
+# Mount propagation on the guest's own shared mounts: the host suite's test,
+# once more where nothing is opted out.
+bats "$@" -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats" || rc=1
+
 # containerd and its runc shim driving sbrun on real cgroups: the tests of
 # tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
 # memory and cpu limits, an OOM event), one private containerd.
@@ -58,6 +63,10 @@ bats "$@" -f '^vm: ' "$here/../engines/containerd.bats" || rc=1
 if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
 	podman_vm_tests='prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed'
 	bats "$@" -f "$podman_vm_tests" "$SBRUN_SRCDIR/tests/engines/podman.bats" || rc=1
+	# A Kubernetes pod through containerd's CRI plugin: the README's pod
+	# and the resource limits with UpdateContainerResources, on real cgroups.
+	bats "$@" -f "README's RuntimeClass|resources through CRI" \
+		"$SBRUN_SRCDIR/tests/engines/cri.bats" || rc=1
 fi
 
 # What a test made in the cgroup tree and left behind is a failure too.
