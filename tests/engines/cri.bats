@@ -329,7 +329,7 @@ run_pod() {
                 # This host: the suite's opt-out policy; the container runs
                 # without limits, says so, and an update fails clearly.
                 run sbrun_state "$CTR_ID"
-                [ "$(jq -r '.annotations."run.sbrun.resources"' <<<"$output")" = unenforced ]
+                [ "$(jq -r .sbrun.resources <<<"$output")" = unenforced ]
                 run cri update-container "$CTR_ID" '{"memory_limit_in_bytes": 134217728}'
                 [ "$status" -eq 125 ]
                 [[ $output == *"container $CTR_ID has no cgroup: it runs without resource limits"* ]] ||
