@@ -170,7 +170,10 @@ if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
                 vm_env=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
         if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
-                (cd "$SBRUN_SRCDIR" && tests/vm/run.sh --share "$SBRUN_SRCDIR" \
+                # The engines' resource checks under TCG take most of it:
+                # about 20 minutes on an idle 2-core machine.
+                (cd "$SBRUN_SRCDIR" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-2700} \
+                        tests/vm/run.sh --share "$SBRUN_SRCDIR" \
                         -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
                         </dev/null 2>&1 | tee "$log"
                 rc=${PIPESTATUS[0]}
