@@ -124,12 +124,19 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 /* required: the file of a controller sbrun always enables (cpu, memory,
  * pids), so its absence is an error like any other. */
+static int read_text(struct cgroup *cg, const char *file, bool required, char **text,
+                     struct sb_error *err)
+{
+        if (!required)
+                return read_optional(cg, file, text, err);
+        return cgroup_read(cg, file, text, err) == 0 ? 1 : -1;
+}
+
 static int read_u64(struct cgroup *cg, const char *file, uint64_t *out, bool required,
                     struct sb_error *err)
 {
         _cleanup_free_ char *text = NULL;
-        int r = required ? cgroup_read(cg, file, &text, err) == 0 ? 1 : -1 :
-                           read_optional(cg, file, &text, err);
+        int r = read_text(cg, file, required, &text, err);
 
         *out = 0;
         if (r <= 0)
@@ -145,8 +152,7 @@ static int read_flat(struct cgroup *cg, const char *file, bool required, struct 
                      struct sb_error *err)
 {
         _cleanup_free_ char *text = NULL;
-        int r = required ? cgroup_read(cg, file, &text, err) == 0 ? 1 : -1 :
-                           read_optional(cg, file, &text, err);
+        int r = read_text(cg, file, required, &text, err);
 
         if (r <= 0)
                 return r;

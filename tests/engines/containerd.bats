@@ -11,6 +11,7 @@
 # tests tagged "vm:" there.
 
 load ../helpers
+load lib/readme
 load lib/containerd
 
 # Waits are longer in the VM lane (TCG runs ~50x slower).

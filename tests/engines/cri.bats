@@ -10,6 +10,7 @@
 # mount, no process of the pod.
 
 load ../helpers
+load lib/readme
 load lib/cri
 
 # The README's manifests, parsed (python3-yaml), as JSON.
@@ -166,8 +167,8 @@ wait_container_state() {
 
         # The manifests as the README has them: the RuntimeClass's handler
         # is the CRI runtime handler of the README's containerd snippet.
-        rc=$(readme_yaml '<!-- k8s-runtimeclass -->')
-        pod=$(readme_yaml '<!-- k8s-pod -->')
+        rc=$(readme_yaml k8s-runtimeclass)
+        pod=$(readme_yaml k8s-pod)
         [ "$(jq -r .kind <<<"$rc")" = RuntimeClass ]
         [ "$(jq -r .handler <<<"$rc")" = sbrun ]
         grep -qF '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.sbrun]' "$CRI_DIR/config.toml"

@@ -12,6 +12,7 @@
 # same tests check that the limits hold.
 
 load ../helpers
+load lib/readme
 load lib/podman
 
 setup_file() {
@@ -47,7 +48,7 @@ in_vm() {
 
 @test "README: podman --runtime runs a container with sbrun" {
         local cmd
-        cmd=$(readme_block '<!-- podman: run -->')
+        cmd=$(readme_block 'podman: run')
         [ -n "$cmd" ] || fail "README.md has no podman run snippet after its marker"
         cmd=${cmd//\/usr\/local\/bin\/sbrun/$PM_RUNTIME}
         run eval "$cmd"

@@ -4,15 +4,11 @@
 # cgroup. Run in the VM lane through tests/vm/cgroups-suite.sh.
 
 load ../helpers
+load vm_helpers
 
 setup() {
-        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
-                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+        vm_require_cgroup2
         sb_setup
-}
-
-cgdir() {
-        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
 }
 
 # Nodes outside runc's default allow list, which the operator lets

@@ -4,16 +4,11 @@
 # the VM lane through tests/vm/cgroups-suite.sh. No opt-out policy is used.
 
 load ../helpers
+load vm_helpers
 
 setup() {
-        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
-                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+        vm_require_cgroup2
         sb_setup
-}
-
-# The cgroup sbrun makes for a container without linux.cgroupsPath.
-cgdir() {
-        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
 }
 
 @test "OOM: 64 MiB in a 32 MiB container is killed: run exits 137 and says OOM" {

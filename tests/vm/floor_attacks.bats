@@ -11,18 +11,13 @@
 # reach, and the defaults themselves are checked with `policy explain`.
 
 load ../helpers
+load vm_helpers
 
 setup() {
-        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
-                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+        vm_require_cgroup2
         [ -x "${SBRUN_FLOOR_ATTACK:-}" ] ||
                 fail "SBRUN_FLOOR_ATTACK (tests/helpers/floor_attack.c built static) not found: run tests/vm/cgroups-suite.sh"
         sb_setup
-}
-
-# The cgroup sbrun makes for a container without linux.cgroupsPath.
-cgdir() {
-        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
 }
 
 # policy NAME JSON: an operator policy file (root-owned, 0644); prints its path.

@@ -11,8 +11,6 @@
 #                                     shims, mounts, cgroups); empty when clean
 #   ctrd_in_ns CMD...                 CMD in the daemon's mount namespace (its
 #                                     /run: what ctr's default FIFO dir needs)
-#   readme_block MARKER               the fenced block after "<!-- MARKER -->"
-#                                     in README.md
 #   containerd_stop                   in teardown_file: kills it by pid, removes
 #                                     $CTRD_DIR
 #
@@ -137,17 +135,6 @@ ctrd() {
 # /run/containerd/fifo, which the shim must see and the host must not get.
 ctrd_in_ns() {
         nsenter --mount="/proc/$CTRD_PID/ns/mnt" -- "$@" 3>&-
-}
-
-# readme_block MARKER: the body of the first fenced code block after the
-# line "<!-- MARKER -->" of README.md, so that the suite runs the snippets
-# exactly as the README shows them.
-readme_block() {
-        awk -v m="<!-- $1 -->" '
-                $0 == m { found = 1; next }
-                found && !inside && /^```/ { inside = 1; next }
-                inside && /^```/ { exit }
-                inside { print }' "$SBRUN_SRCDIR/README.md"
 }
 
 # containerd_import_image [REF]: the suite's busybox image, built offline and

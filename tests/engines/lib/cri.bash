@@ -39,15 +39,6 @@ cri_ctr() {
         cri_ns ctr --address "$CRI_SOCK" -n k8s.io "$@"
 }
 
-# readme_block MARKER: the fenced block that follows the line MARKER in
-# README.md, without its fences.
-readme_block() {
-        awk -v m="$1" '$0 == m { f = 1; next }
-                f == 1 && /^```/ { f = 2; next }
-                f == 2 && /^```/ { exit }
-                f == 2 { print }' "$SBRUN_SRCDIR/README.md"
-}
-
 # cri_make_pause_image OUT.tar REF: a one-layer OCI archive holding
 # catatonit as /pause, run as `/pause -P` (pause mode: sleep, reap, exit on
 # TERM), the role Kubernetes' own pause image plays.
@@ -90,7 +81,7 @@ cri_make_pause_image() {
 # configuration.
 cri_write_config() {
         local policy=$1 snippet
-        snippet=$(readme_block '<!-- cri-runtime-handler -->')
+        snippet=$(readme_block cri-runtime-handler)
         [ -n "$snippet" ] || fail "README.md has no block after <!-- cri-runtime-handler -->"
         [[ $snippet == *'BinaryName = "/usr/local/bin/sbrun"'* ]] ||
                 fail "README's CRI snippet has no BinaryName = \"/usr/local/bin/sbrun\""

@@ -12,16 +12,6 @@
 
 PM_IMAGE=docker.io/library/busybox:latest
 
-# readme_block MARKER: the fenced block that follows the line MARKER in
-# README.md (the suite runs the README's snippets as written).
-readme_block() {
-        awk -v m="$1" '
-                found == 0 && index($0, m) { found = 1; next }
-                found == 1 && /^```/ { found = 2; next }
-                found == 2 && /^```/ { exit }
-                found == 2 { print }' "$SBRUN_SRCDIR/README.md"
-}
-
 # pm_setup_file: the private podman tree, the runtime wrapper and the image.
 pm_setup_file() {
         [ "$(id -u)" -eq 0 ] || fail "the podman tests run as root (rootful podman)"
@@ -65,7 +55,7 @@ pm_setup_file() {
         # containers.conf: the README's snippet, the runtime path replaced,
         # and the private paths added to its [engine] table.
         local snippet
-        snippet=$(readme_block '<!-- podman: containers.conf -->')
+        snippet=$(readme_block 'podman: containers.conf')
         [ -n "$snippet" ] || fail "README.md has no containers.conf snippet after its marker"
         grep -q '^\[engine\]$' <<<"$snippet" || fail "the README's containers.conf has no [engine] table"
         # Rootful podman asks for RLIMIT_NOFILE and RLIMIT_NPROC 1048576, and

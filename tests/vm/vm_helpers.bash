@@ -1,0 +1,13 @@
+# Shared by the VM lane's bats files (after `load ../helpers`).
+
+# vm_require_cgroup2: fail loudly outside a pure cgroup v2 host.
+vm_require_cgroup2() {
+        [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] ||
+                fail "/sys/fs/cgroup is not cgroup2: run this in the VM lane (tests/vm/cgroups-suite.sh)"
+}
+
+# cgdir [ID]: the cgroup sbrun makes for a container without
+# linux.cgroupsPath.
+cgdir() {
+        echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
+}
