@@ -83,7 +83,12 @@ int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t l
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return sb_fail(err, errno, "create %s", tmp);
-        if (sb_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        /* No fsync: the rename alone makes the file whole or absent for every
+         * reader and if sbrun dies. What is written here (the state root,
+         * /run/sbrun by default, a tmpfs) describes processes that do not
+         * survive a crash of the machine either, while an fsync on a
+         * disk-backed root waits for a journal commit per file. */
+        if (sb_write_all(fd, data, len) < 0) {
                 int saved = errno;
                 unlinkat(dirfd, tmp, 0);
                 return sb_fail(err, saved, "write %s", tmp);

@@ -12,6 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages="
         build-essential autoconf automake libtool pkg-config
+        musl-tools linux-libc-dev
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
         util-linux procps

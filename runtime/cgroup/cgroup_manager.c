@@ -495,13 +495,17 @@ int cgroup_destroy(struct cgroup *cg, struct sb_error *err)
         if (parent < 0 || name == NULL)
                 return sb_fail(err, errno, "cgroup %s: open its parent", cg->path);
         /* An exiting task may keep the cgroup busy for a moment after
-         * "populated 0". */
+         * "populated 0": usually well under a millisecond, so the wait
+         * starts short and doubles up to 20 ms (about 2 s in all). */
+        useconds_t pause = 500;
         for (int i = 0; unlinkat(parent, name + 1, AT_REMOVEDIR) < 0; i++) {
                 if (errno == ENOENT)
                         break;
-                if (errno != EBUSY || i >= 100)
+                if (errno != EBUSY || i >= 110)
                         return sb_fail(err, errno, "cgroup %s: remove", cg->path);
-                usleep(20 * 1000);
+                usleep(pause);
+                if (pause < 20 * 1000)
+                        pause *= 2;
         }
         cg->created = false;
         return 0;
