@@ -14,7 +14,7 @@ packages="
         build-essential autoconf automake libtool pkg-config
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
-        util-linux procps
+        util-linux procps strace
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
