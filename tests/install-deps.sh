@@ -15,7 +15,7 @@ packages="
         musl-tools linux-libc-dev
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
-        util-linux procps
+        util-linux procps strace
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml

@@ -26,6 +26,7 @@ int cmd_pause(const struct global_options *global, int argc, char **argv, struct
 int cmd_resume(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_update(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_events(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_check(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
                         struct sb_error *err);

@@ -16,6 +16,7 @@
 #include "runtime/container/state_dir.h"
 #include "runtime/container/watchdog.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
@@ -106,6 +107,10 @@ int container_create(const struct global_options *global, const struct create_re
         result->cgroup_path = NULL;
         result->console_master = -1;
         if (container_id_validate(req->id, err) < 0)
+                goto out;
+        /* The program every container is made by: a missing or replaceable
+         * one fails before anything exists. */
+        if (bwrap_binary_check(sbrun_bwrap_path, err) < 0)
                 goto out;
         if (operator_policy_load(global->policy_path, &c.policy, err) < 0)
                 goto out;

@@ -7,6 +7,7 @@
 #include "common/fs_util.h"
 #include "common/strv.h"
 #include "oci/config.h"
+#include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/mount_translate.h"
 #include "runtime/sandbox/namespaces.h"
@@ -103,7 +104,7 @@ int bwrap_args_memfd(const struct strv *args, struct sb_error *err)
 
 int bwrap_command(int preserve_fds, struct strv *argv, struct sb_error *err)
 {
-        strv_add(argv, SBRUN_BWRAP_PATH);
+        strv_add(argv, sbrun_bwrap_path);
         strv_add(argv, "--args");
         strv_addf(argv, "%d", launcher_fd_number(preserve_fds, LFD_ARGS));
         strv_add(argv, "--");

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/fs_util.h"
 #include "runtime/init/handshake.h"
+#include "runtime/sandbox/bwrap_binary.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +258,6 @@ pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
         apply_identity(&local, ready_fd);
 
         char *const empty_env[] = { NULL };
-        execve(SBRUN_BWRAP_PATH, local.bwrap_argv, empty_env);
-        launcher_die(ready_fd, "exec " SBRUN_BWRAP_PATH, errno);
+        execve(sbrun_bwrap_path, local.bwrap_argv, empty_env);
+        launcher_die(ready_fd, "exec bwrap", errno);
 }

@@ -13,7 +13,7 @@ load ../helpers
 @test "--help lists the commands" {
         run sbrun --help
         [ "$status" -eq 0 ]
-        for cmd in create start state kill delete run list spec; do
+        for cmd in create start state kill delete run list spec check; do
                 [[ $output == *"$cmd"* ]]
         done
 }
@@ -219,6 +219,10 @@ events --interval|events: option "--interval" needs a value
 events --interval 5 ID|events: --interval: "5" is not a duration like 5s or 500ms
 events --interval 1x ID|events: --interval: "1x" is not a duration like 5s or 500ms
 events --interval 0s ID|events: --interval: the duration must be greater than 0
+check --bogus|check: unknown option "--bogus"
+check --format|check: option "--format" needs a value
+check --format yaml|check: --format: "yaml" is not text or json
+check extra|check: unexpected argument "extra"
 checkpoint --bogus ID|checkpoint: not implemented
 restore --bogus ID|restore: not implemented
 EOF

@@ -45,7 +45,7 @@ fi
 export SBRUN_FLOOR_ATTACK
 
 bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats" \
-	"$here/lsm.bats"
+	"$here/lsm.bats" "$here/check.bats"
 rc=$?
 
 # Mount propagation on the guest's own shared mounts: the host suite's test,

@@ -1,0 +1,38 @@
+/* Host facts for `sbrun check`: whether the kernel lets sbrun do what every
+ * create does (namespaces, seccomp filters and flags, openat2) and what the
+ * LSMs and sysctls are. Each probe runs what create would run, in a child
+ * where it must change the process (unshare), so sbrun itself is left as it
+ * was. spec/host_requirements.h decides what a missing fact means. */
+#ifndef SB_HOST_PROBE_H
+#define SB_HOST_PROBE_H
+
+#include <stdbool.h>
+
+struct host_probe {
+        bool available;
+        char detail[512];
+};
+
+/* unshare(flag) (CLONE_NEWUSER, CLONE_NEWPID, …) in a forked child. For
+ * CLONE_NEWUSER the detail also names the sysctls that restrict user
+ * namespaces (user.max_user_namespaces, kernel.unprivileged_userns_clone,
+ * kernel.apparmor_restrict_unprivileged_userns). */
+void host_probe_namespace(int flag, struct host_probe *p);
+
+/* Filter mode with the actions the floor's programs use (KILL_PROCESS,
+ * ERRNO: SECCOMP_GET_ACTION_AVAIL). */
+void host_probe_seccomp(struct host_probe *p);
+/* The load flags linux.seccomp.flags may ask for (TSYNC, SPEC_ALLOW, LOG),
+ * probed as runtime/seccomp/seccomp_compile.c does before loading. */
+void host_probe_seccomp_flags(struct host_probe *p);
+/* SCMP_ACT_NOTIFY: the USER_NOTIF action, SECCOMP_FILTER_FLAG_NEW_LISTENER
+ * (with TSYNC and TSYNC_ESRCH, as sbrun combines them) and
+ * SECCOMP_GET_NOTIF_SIZES. */
+void host_probe_seccomp_notify(struct host_probe *p);
+/* openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) of "/". */
+void host_probe_openat2(struct host_probe *p);
+/* /sys/kernel/security/lsm, and AppArmor and SELinux as create finds them
+ * (runtime/container/lsm_host.h). Always available: only informs. */
+void host_probe_lsm(struct host_probe *p);
+
+#endif

@@ -1,0 +1,100 @@
+#include "spec/host_requirements.h"
+
+#include "common/error.h"
+#include "oci/config.h"
+#include "spec/floor.h"
+#include "spec/floor_runtime.h"
+#include "spec/operator_policy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *host_status_name(enum host_status status)
+{
+        switch (status) {
+        case HOST_OK:
+                return "ok";
+        case HOST_WARN:
+                return "warn";
+        case HOST_FAIL:
+                break;
+        }
+        return "FAIL";
+}
+
+/* The floor makes pid, mount, ipc, uts and cgroup namespaces always new and
+ * gives every container a network namespace of its own
+ * (spec/floor_namespaces.c); bwrap, root, seccomp filters with
+ * KILL_PROCESS and ERRNO (the floor's deny-list) and openat2 (sbrun-init
+ * resolves every path in the rootfs with RESOLVE_IN_ROOT) are used by every
+ * create. A user namespace, the optional seccomp flags and the notify
+ * listener are used only when a config asks for them. */
+static const struct {
+        const char *item;
+        bool required;
+} table[] = {
+        { "bwrap", true },
+        { "root", true },
+        { "namespace user", false },
+        { "namespace pid", true },
+        { "namespace mount", true },
+        { "namespace network", true },
+        { "namespace ipc", true },
+        { "namespace uts", true },
+        { "namespace cgroup", true },
+        { "seccomp", true },
+        { "seccomp flags", false },
+        { "seccomp notify", false },
+        { "openat2", true },
+        { "lsm", false },
+};
+
+enum host_status host_requirement_status(const char *item, bool available)
+{
+        if (available)
+                return HOST_OK;
+        for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+                if (strcmp(table[i].item, item) == 0)
+                        return table[i].required ? HOST_FAIL : HOST_WARN;
+        return HOST_FAIL;
+}
+
+int host_cgroups_status(const struct operator_policy *policy, const char *host_reason,
+                        const char *where, enum host_status *status, char **detail,
+                        struct sb_error *err)
+{
+        struct oci_config empty = { 0 };
+        struct floor_report report = { 0 };
+        struct sb_error refused = { 0 };
+        bool unenforced = false;
+        int n;
+
+        *detail = NULL;
+        if (host_reason == NULL) {
+                *status = HOST_OK;
+                n = asprintf(detail, "limits are enforced in %s", where);
+                return n < 0 ? sb_fail(err, ENOMEM, "cgroups") : 0;
+        }
+        /* The same call as create's (runtime/cgroup/container_cgroup.c),
+         * without its warning: here the answer is printed instead. */
+        if (floor_cgroups_unenforceable(policy, &empty, "(check)", host_reason, &unenforced,
+                                        &report, &refused) < 0) {
+                floor_report_release(&report);
+                if (refused.errnum != 0) {
+                        sb_error_clear(&refused);
+                        return sb_fail(err, ENOMEM, "cgroups");
+                }
+                *status = HOST_FAIL;
+                *detail = refused.msg;
+                return 0;
+        }
+        floor_report_release(&report);
+        *status = HOST_WARN;
+        n = asprintf(detail,
+                     "not enforced, allowed by policy %s (\"cgroups\": {\"enforce\": "
+                     "false}): %s",
+                     policy->source ? policy->source : OPERATOR_POLICY_PATH, host_reason);
+        return n < 0 ? sb_fail(err, ENOMEM, "cgroups") : 0;
+}

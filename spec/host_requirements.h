@@ -1,0 +1,39 @@
+/* What `sbrun check` calls ready: for each host fact runtime/ probes, whether
+ * a confined container needs it (create fails without it: FAIL) or only some
+ * configs do (WARN), and for cgroups the very decision create makes
+ * (floor_cgroups_unenforceable, spec/floor_runtime.h). Pure: the facts come
+ * from runtime/sandbox/host_probe.h. */
+#ifndef SB_SPEC_HOST_REQUIREMENTS_H
+#define SB_SPEC_HOST_REQUIREMENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sb_error;
+struct operator_policy;
+
+enum host_status {
+        HOST_OK,
+        HOST_WARN, /* missing, but only some configs need it, or allowed by the policy */
+        HOST_FAIL, /* missing and required: create would fail */
+};
+
+/* "ok", "warn", "FAIL" */
+const char *host_status_name(enum host_status status);
+
+/* The status of item (a name of the table in spec/host_requirements.c:
+ * "bwrap", "user", "namespace pid", …) when it is or is not available.
+ * An item not in the table is required: a new probe fails closed until
+ * someone says otherwise. */
+enum host_status host_requirement_status(const char *item, bool available);
+
+/* The cgroup line: cgroup v2 usable (host_reason NULL), or not (host_reason
+ * says why, as cgroup_root_find's error). Then, as create decides, the
+ * operator's policy either refuses (FAIL) or lets containers run without
+ * limits (WARN, "not enforced, allowed by ..."). *detail is the line's
+ * text (caller frees). */
+int host_cgroups_status(const struct operator_policy *policy, const char *host_reason,
+                        const char *where, enum host_status *status, char **detail,
+                        struct sb_error *err);
+
+#endif

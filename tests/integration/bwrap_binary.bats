@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# The bwrap sbrun runs is fixed at build time (configure --with-bwrap). When
+# it is missing, not executable, not an ELF program, or replaceable by
+# someone other than root, `create` and `run` fail before they start any
+# process or make anything, naming the path and what is wrong.
+#
+# The installed bwrap is never touched: tests/sbrun-bwrap-fixture is sbrun
+# relinked to run $SBRUN_BUILDDIR/tests/bwrap-fixture/bwrap (Makefile.am),
+# which each test puts in place or spoils.
+
+load ../helpers
+
+FIXTURE_SBRUN=$SBRUN_BUILDDIR/tests/sbrun-bwrap-fixture
+FIXTURE_DIR=$SBRUN_BUILDDIR/tests/bwrap-fixture
+FIXTURE_BWRAP=$FIXTURE_DIR/bwrap
+
+setup() {
+        sb_setup
+        # `make check` builds it; a bats run by hand may come first.
+        [ -x "$FIXTURE_SBRUN" ] || make -s -C "$SBRUN_BUILDDIR" tests/sbrun-bwrap-fixture ||
+                fail "cannot build $FIXTURE_SBRUN"
+        mkdir -p "$FIXTURE_DIR"
+        chmod 0755 "$FIXTURE_DIR"
+        rm -f "$FIXTURE_BWRAP"
+        MARKER=$TEST_DIR/bwrap-ran
+        make_bundle
+}
+
+teardown() {
+        chmod 0755 "$FIXTURE_DIR" 2>/dev/null || true
+        rm -f "$FIXTURE_BWRAP"
+        sb_teardown
+}
+
+# A stand-in that leaves a mark if anything ever executes it.
+fake_bwrap() {
+        printf '#!/bin/sh\ntouch %s\nexit 1\n' "$MARKER" >"$FIXTURE_BWRAP"
+        chmod "$1" "$FIXTURE_BWRAP"
+}
+
+# traced ARGS...: the fixture sbrun with this test's root and policy, under
+# strace, so that the test can see which processes and directories it made.
+# Output goes through files and strace has a time limit: should a broken
+# sbrun make a container after all, its process must not hold the test.
+traced() {
+        local -a g=(--root "$ROOT")
+        local rc=0
+        [ -n "$SB_POLICY" ] && g+=(--policy "$SB_POLICY")
+        timeout -k 2 20 strace -f -qq -o "$TEST_DIR/trace" -e trace=process,mkdir,mkdirat \
+                "$FIXTURE_SBRUN" "${g[@]}" "$@" </dev/null >"$TEST_DIR/traced.out" 2>&1 3>&- ||
+                rc=$?
+        cat "$TEST_DIR/traced.out"
+        return $rc
+}
+
+# Nothing was started (no fork, no exec but sbrun's own), nothing was
+# made (no directory, the state root is empty), nothing is left.
+assert_nothing_made() {
+        local forks execs
+        forks=$(grep -cE '(clone|clone3|fork|vfork)\(' "$TEST_DIR/trace" || true)
+        execs=$(grep -cE 'execve(at)?\(' "$TEST_DIR/trace" || true)
+        [ "$forks" -eq 0 ] || fail "sbrun forked $forks time(s): $(grep -E 'clone|fork' "$TEST_DIR/trace")"
+        [ "$execs" -eq 1 ] || fail "sbrun executed $execs programs: $(grep execve "$TEST_DIR/trace")"
+        ! grep -E 'mkdir(at)?\(' "$TEST_DIR/trace" || fail "sbrun made a directory"
+        [ -z "$(ls -A "$ROOT")" ] || fail "state root not empty: $(ls -A "$ROOT")"
+        [ ! -e "$MARKER" ] || fail "the bwrap at $FIXTURE_BWRAP was executed"
+        assert_no_leftovers "$ID"
+}
+
+@test "with a proper bwrap at its path the fixture sbrun runs containers" {
+        cp /usr/bin/bwrap "$FIXTURE_BWRAP"
+        chmod 0755 "$FIXTURE_BWRAP"
+        set_args echo hello
+
+        run traced run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *hello* ]]
+}
+
+@test "bwrap missing: create fails naming the path, and makes nothing" {
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: not found"
+        [[ $output == *"--with-bwrap"* ]]
+        assert_nothing_made
+}
+
+@test "bwrap missing: run fails the same way" {
+        run traced run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: not found"
+        assert_nothing_made
+}
+
+@test "bwrap not executable: create fails naming the mode" {
+        fake_bwrap 0644
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: not executable (mode 0644)"
+        assert_nothing_made
+}
+
+@test "bwrap a shell script: create fails, the script never runs" {
+        fake_bwrap 0755
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: not an ELF executable"
+        assert_nothing_made
+}
+
+@test "bwrap a directory: create fails, it is not a regular file" {
+        mkdir "$FIXTURE_BWRAP"
+        run traced create -b "$BUNDLE" "$ID"
+        rmdir "$FIXTURE_BWRAP"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: not a regular file"
+        assert_nothing_made
+}
+
+@test "bwrap group-writable: create fails, whoever could replace it is named" {
+        cp /usr/bin/bwrap "$FIXTURE_BWRAP"
+        chmod 0775 "$FIXTURE_BWRAP"
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: writable by group or others (mode 0775)"
+        assert_nothing_made
+}
+
+@test "bwrap group-writable script: it fails on the mode and never runs" {
+        fake_bwrap 0775
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "writable by group or others (mode 0775)"
+        assert_nothing_made
+}
+
+@test "bwrap not owned by root: create fails naming the owner" {
+        cp /usr/bin/bwrap "$FIXTURE_BWRAP"
+        chmod 0755 "$FIXTURE_BWRAP"
+        chown 65534 "$FIXTURE_BWRAP"
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "bwrap $FIXTURE_BWRAP: owned by uid 65534, not root"
+        assert_nothing_made
+}
+
+@test "bwrap in a group-writable directory: create fails naming the directory" {
+        cp /usr/bin/bwrap "$FIXTURE_BWRAP"
+        chmod 0755 "$FIXTURE_BWRAP"
+        chmod 0775 "$FIXTURE_DIR"
+        run traced create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "directory $FIXTURE_DIR is writable by group or others (mode 0775)"
+        assert_nothing_made
+}
+
+@test "sbrun check names the same fault on the bwrap line and exits 1" {
+        fake_bwrap 0755
+        run "$FIXTURE_SBRUN" check --format json
+        [ "$status" -eq 1 ]
+        [ "$(jq -r '.items[] | select(.item == "bwrap") | .status' <<<"$output")" = FAIL ]
+        [[ $(jq -r '.items[] | select(.item == "bwrap") | .detail' <<<"$output") == \
+                "bwrap $FIXTURE_BWRAP: not an ELF executable"* ]]
+        [ ! -e "$MARKER" ] || fail "check executed a bwrap that failed its check"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# `sbrun check` on a host that can run confined containers: real cgroup v2
+# with the cpu, memory and pids controllers, AppArmor enabled. Every item
+# must be ok, the verdict ready, the exit status 0, with no opt-out policy.
+# Run through tests/vm/cgroups-suite.sh.
+
+load ../helpers
+load vm_helpers
+
+# No opt-out policy, not even the suite's: ready means ready as shipped.
+SB_DEFAULT_POLICY=0
+
+setup() {
+        vm_require_cgroup2
+        sb_setup
+}
+
+@test "vm: check says ready, every item ok, exit status 0" {
+        run sbrun check --format json
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "$(jq -r .ready <<<"$output")" = true ]
+        local not_ok
+        not_ok=$(jq -r '.items[] | select(.status != "ok") | "\(.item): \(.status) \(.detail)"' \
+                <<<"$output")
+        [ -z "$not_ok" ] || fail "items not ok: $not_ok"
+        [ "$(jq -r '.items | length' <<<"$output")" -eq 16 ]
+        [[ $(jq -r '.items[] | select(.item == "cgroups") | .detail' <<<"$output") == \
+                "limits are enforced in /sys/fs/cgroup"*"unified cgroup v2 host"* ]]
+        [[ $(jq -r '.items[] | select(.item == "lsm") | .detail' <<<"$output") == \
+                *"AppArmor enabled"* ]]
+}
+
+@test "vm: the table ends with the ready verdict" {
+        run sbrun check
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "${lines[-1]}" = "ready: this host can run confined containers" ]
+        ! grep -qE '^[a-z0-9 ]+ +(warn|FAIL) ' <<<"$output" || fail "$output"
+}
