@@ -39,6 +39,11 @@ static int release_through_fifo(struct state_dir *sd, const struct oci_state *st
         if (pidfd < 0)
                 return sb_error_prefix(err, "start");
         fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fifo < 0 && errno == ENOENT)
+                return sb_fail(err, 0,
+                               "container \"%s\": %s/%s is missing: the container cannot be "
+                               "started (delete --force removes it)",
+                               state->id, sd->path, EXEC_FIFO);
         if (fifo < 0)
                 return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
         for (;;) {

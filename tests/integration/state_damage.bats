@@ -83,7 +83,7 @@ assert_all_fail_naming() {
 
         run sbrun start "$ID"
         [ "$status" -ne 0 ] || fail "start succeeded without exec.fifo"
-        [[ $output == *"exec.fifo"* ]] || fail "start: $output"
+        [[ $output == *"exec.fifo is missing"* ]] || fail "start: $output"
         run sbrun state "$ID"
         [ "$status" -eq 0 ]
         [ "$(jq -r .status <<<"$output")" = created ] || fail "$output"
