@@ -105,6 +105,24 @@ fi
 [ "$(id -u)" -eq 0 ] || echo "# the integration tests must run as root: they will fail"
 [ -x "$SBRUN" ] || echo "# $SBRUN not found: the integration tests will fail"
 
+# tests/faults walks sbrun's fault points (common/fault.h) with a sbrun
+# whose points are live: `make sbrun-faults` compiles again only the files
+# that hold points, in this build tree. A build that cannot make it fails
+# here rather than skip the directory.
+faults_ok=1
+if [ -z "${SBRUN_FAULTS:-}" ]; then
+        if "$SBRUN" --version 2>/dev/null | grep -qx 'fault-injection: on'; then
+                SBRUN_FAULTS=$SBRUN
+        elif make -C "$SBRUN_BUILDDIR" sbrun-faults >"$SBRUN_TEST_TMP/sbrun-faults.log" 2>&1; then
+                SBRUN_FAULTS=$SBRUN_BUILDDIR/sbrun-faults
+        else
+                tail -n 20 "$SBRUN_TEST_TMP/sbrun-faults.log"
+                echo "# cannot build sbrun-faults: tests/faults cannot run"
+                faults_ok=0
+        fi
+fi
+export SBRUN_FAULTS
+
 # tests/integration first, then any other directory of bats files, except
 # lanes that need another machine and have their own runner (tests/vm: a
 # cgroup v2 kernel in qemu, see tests/vm/README.md).
@@ -118,8 +136,12 @@ for dir in "$SBRUN_SRCDIR"/tests/*/; do
         compgen -G "$dir/*.bats" >/dev/null && bats_dirs+=("$dir")
 done
 
+if [ "$faults_ok" -eq 0 ]; then
+        add_suite faults 0 1 0
+fi
 for dir in "${bats_dirs[@]}"; do
         name=$(basename "$dir")
+        [ "$name" = faults ] && [ "$faults_ok" -eq 0 ] && continue
         log=$SBRUN_TEST_TMP/$name.tap
         echo "# $name (bats)"
         if [ "$setup_ok" -eq 1 ]; then
@@ -165,9 +187,12 @@ if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
         # The attack program of tests/vm/floor_attacks.bats, built here: the
         # guest's compiler runs ~50x slower (cgroups-suite.sh falls back to it).
         vm_env=()
+        if [ -n "${SBRUN_FAULTS:-}" ] && cp "$SBRUN_FAULTS" "$vm_bin/sbrun-faults"; then
+                vm_env+=(-e SBRUN_FAULTS="$vm_bin/sbrun-faults")
+        fi
         if cc -O2 -Wall -static -o "$vm_bin/floor_attack" \
                 "$SBRUN_SRCDIR/tests/helpers/floor_attack.c" -lpthread; then
-                vm_env=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
+                vm_env+=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
         if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
                 # The engines' resource checks under TCG take most of it:

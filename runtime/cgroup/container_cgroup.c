@@ -12,6 +12,7 @@
 #include "spec/operator_policy.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,4 +105,17 @@ int container_cgroup_open(const struct oci_state *state, const char *command, st
         if (cgroup_open(state->cgroup_path, cg, err) < 0)
                 return sb_error_prefix(err, "%s: container %s", command, state->id);
         return 0;
+}
+
+char *container_cgroup_planned_path(const struct container_cgroup *cc)
+{
+        char *path = NULL;
+
+        if (cc->cg.path != NULL)
+                return strdup(cc->cg.path);
+        if (cc->unenforced || cc->root.mount == NULL || cc->rel == NULL)
+                return NULL;
+        if (asprintf(&path, "%s/%s", cc->root.mount, cc->rel) < 0)
+                return NULL;
+        return path;
 }

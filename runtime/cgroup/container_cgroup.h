@@ -47,6 +47,10 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
 /* Make the cgroup, write its limits and attach its device program
  * (nothing when unenforced). */
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);
+/* The path the cgroup has or will have once made (what cg.path will be), NULL
+ * without a cgroup or out of memory; caller frees. For a record written
+ * before the cgroup exists. */
+char *container_cgroup_planned_path(const struct container_cgroup *cc);
 
 /* For the launcher to join; -1 when unenforced. */
 static inline int container_cgroup_fd(const struct container_cgroup *cc)

@@ -1,5 +1,6 @@
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cli/cli_options.h"
@@ -70,6 +71,7 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
                 sb_fail(err, 0, "kill container \"%s\": container not running", state->id);
                 goto out;
         }
+        SB_FAULT_POINT("kill.before-signal");
         if (all && state->cgroup_path != NULL && signal_cgroup(state, signo, err) < 0)
                 goto out;
         /* The container process before the others: a shell waiting on its
@@ -82,6 +84,7 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
         if (all && state->cgroup_path == NULL &&
             container_procs_signal_all(state->pid, signo, err) < 0)
                 goto out;
+        SB_FAULT_POINT("kill.after-signal");
         ret = 0;
 out:
         oci_state_free(state);

@@ -10,6 +10,7 @@
  * the same bound. The watchdog started by create is the backstop. */
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "runtime/cli/cli.h"
 #include "runtime/cli/commands.h"
@@ -159,6 +160,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         struct create_result result;
         if (container_create(global, &req, &result, err) < 0)
                 return setup_failed(&o);
+        SB_FAULT_POINT("run.after-create");
         _cleanup_free_ char *cgroup_path = result.cgroup_path;
         pid = result.pid;
         if (container_start(global, req.id, err) < 0) {
@@ -167,6 +169,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                 delete_after_exit(global, req.id);
                 return setup_failed(&o);
         }
+        SB_FAULT_POINT("run.after-start");
         if (o.detach)
                 return 0;
 
@@ -187,6 +190,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                 process_wait_status(pid, &set, &dl, &status);
         }
 
+        SB_FAULT_POINT("run.after-wait");
         struct verdict v;
         verdict_classify(&v, status, dl.expired, cgroup_path);
         if (o.keep) {

@@ -59,6 +59,10 @@ static void usage(FILE *out)
 static void print_version(void)
 {
         printf("sbrun version %s\nspec: %s\n", PACKAGE_VERSION, SBRUN_OCI_VERSION);
+#ifdef SBRUN_FAULT_INJECTION
+        /* tests/faults/ runs only against such a build. */
+        printf("fault-injection: on\n");
+#endif
 }
 
 enum {

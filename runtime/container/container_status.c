@@ -72,6 +72,8 @@ const char *container_status(const struct oci_state *state)
 {
         if (!container_process_alive(state))
                 return "stopped";
+        if (oci_state_marker(state, CREATE_MARKER) != NULL)
+                return "creating";
         /* A frozen cgroup is "paused", as runc and crun report it. */
         if (state->cgroup_path != NULL && cgroup_path_frozen(state->cgroup_path) == 1)
                 return "paused";

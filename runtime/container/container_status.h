@@ -17,7 +17,14 @@ int proc_stat_identity(int pid, uint64_t *start_time, char *state_letter);
 /* True when the recorded process still exists and is not a zombie. */
 bool container_process_alive(const struct oci_state *state);
 
-/* "created", "running", "paused" or "stopped" (static string). */
+/* The marker of a record that create wrote as soon as the container had a
+ * pid, before its hooks and --pid-file: if create dies before it replaces
+ * the record, the container is "creating" for ever, can be deleted but not
+ * started (runtime/container/create_record.c). */
+#define CREATE_MARKER "create"
+#define CREATE_INCOMPLETE "incomplete"
+
+/* "creating", "created", "running", "paused" or "stopped" (static string). */
 const char *container_status(const struct oci_state *state);
 
 /* A pidfd for the container process, checked against the recorded start

@@ -1,6 +1,7 @@
 #include "runtime/container/create_container.h"
 
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "oci/config.h"
 #include "runtime/cgroup/container_cgroup.h"
@@ -149,38 +150,53 @@ int container_create(const struct global_options *global, const struct create_re
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-state-dir");
+        if (create_record_pending(&c, &sd, err) < 0)
+                goto out;
+        SB_FAULT_POINT("create.after-pending-record");
         if (container_cgroup_create(&c.cgroup, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-cgroup");
         if (create_open_channels(&c, req, &sd, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-exec-fifo");
         if (create_chown_fifo(&c, &sd, err) < 0)
                 goto out;
         if (create_plan_prepare(&c, req->no_new_keyring ? NULL : req->id, err) < 0)
                 goto out;
         if (create_spawn(&c, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-launcher-fork");
         if (create_map_user_namespace(&c, err) < 0)
                 goto out;
         if (create_wait_ready(&c, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-ready");
         if (create_read_child_pid(&c, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
                 goto out;
         if (create_receive_console(&c, &result->console_master, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.after-bwrap-up");
+        if (create_record_pending(&c, &sd, err) < 0)
+                goto out;
+        SB_FAULT_POINT("create.after-pid-record");
         /* The container waits on exec.fifo now. Its outer bwrap goes, so the
          * process is reparented to the caller's subreaper (conmon, the
          * containerd shim, or `sbrun run`), which can wait for it. */
         create_release_launcher(&c);
+        SB_FAULT_POINT("create.after-launcher-release");
         /* Before the record: a watchdog that cannot start fails the create
          * (fail closed), and one started for a create that fails later
          * sees the container killed and exits. */
         if (c.timeout > 0 && watchdog_spawn(global->root, req->id, c.container_pid,
                                             c.cgroup.cg.path, c.timeout, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.before-state-record");
         if (create_record_state(&c, &sd, req, err) < 0)
                 goto out;
+        SB_FAULT_POINT("create.before-commit");
 
         state_dir_keep(&sd);
         container_cgroup_keep(&c.cgroup);

@@ -40,6 +40,7 @@ void create_ctx_release(struct create_ctx *c)
         free(c->bundle);
         free(c->rootfs);
         free(c->cwd);
+        free(c->created);
         if (c->rootfs_fd >= 0)
                 close(c->rootfs_fd);
         ns_setup_release(&c->ns);

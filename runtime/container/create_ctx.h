@@ -46,7 +46,8 @@ struct create_ctx {
         struct container_cgroup cgroup;
         struct floor_seccomp floor;
         struct seccomp_setup seccomp;
-        int timeout; /* effective wall-clock limit in seconds, 0: none */
+        int timeout;   /* effective wall-clock limit in seconds, 0: none */
+        char *created; /* the record's "created" time */
 };
 
 void create_ctx_init(struct create_ctx *c);

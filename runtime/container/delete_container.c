@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "hooks/hooks.h"
 #include "oci/config.h"
@@ -12,15 +13,41 @@
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define KILL_WAIT_MS 10000
+
+/* Whether process pid has an fd open on the file st describes. */
+static bool holds_file(int pid, const struct stat *st)
+{
+        char path[64];
+        struct stat fd_st;
+        struct dirent *de;
+
+        snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+        _cleanup_closedir_ DIR *fds = opendir(path);
+        if (fds == NULL)
+                return false;
+        while ((de = readdir(fds)) != NULL) {
+                if (de->d_name[0] == '.')
+                        continue;
+                if (fstatat(dirfd(fds), de->d_name, &fd_st, 0) == 0 && fd_st.st_dev == st->st_dev &&
+                    fd_st.st_ino == st->st_ino)
+                        return true;
+        }
+        return false;
+}
 
 static int kill_and_wait(const struct oci_state *state, struct sb_error *err)
 {
@@ -69,6 +96,36 @@ static int destroy_cgroup(const struct oci_state *state, struct sb_error *err)
         return cgroup_destroy(&cg, err);
 }
 
+/* A container whose create died before it recorded the pid is found by
+ * exec.fifo: until `start` its launcher, bwrap and init hold an fd of it,
+ * and nothing else can (the state directory is ours, mode 0700, and not
+ * visible in the container). Each holder is killed through a pidfd taken
+ * while it still held the fd, so a reused pid is never signalled. */
+static bool kill_fifo_holders(struct state_dir *sd)
+{
+        struct stat fifo;
+        _cleanup_closedir_ DIR *proc = NULL;
+        struct dirent *de;
+
+        if (fstatat(sd->dir_fd, EXEC_FIFO, &fifo, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        proc = opendir("/proc");
+        if (proc == NULL)
+                return true;
+        while ((de = readdir(proc)) != NULL) {
+                int pid = atoi(de->d_name);
+                if (pid <= 0 || pid == getpid() || !holds_file(pid, &fifo))
+                        continue;
+                _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+                if (pidfd < 0 || !holds_file(pid, &fifo))
+                        continue;
+                sb_debug("delete: killing process %d, which holds %s/%s", pid, sd->path, EXEC_FIFO);
+                syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+                pidfd_wait_exit(pidfd, KILL_WAIT_MS);
+        }
+        return true;
+}
+
 /* poststop: once the container is gone, before its record goes; a failure
  * is a warning and the delete goes on (runtime-spec config.md). */
 static void run_poststop_hooks(struct state_dir *sd, const struct oci_state *state)
@@ -110,7 +167,13 @@ int container_delete(const struct global_options *global, const char *id, bool f
                  * is removed with --force, as runc does. */
                 if (!force)
                         return -1;
+                _cleanup_free_ char *why = sb_error_text(err);
                 sb_error_clear(err);
+                /* A started container's pid was only in the record. */
+                if (!kill_fifo_holders(&sd))
+                        sb_warn("delete: %s; its process, if it still runs, cannot be found "
+                                "without the record and is not killed",
+                                why ? why : "the record cannot be read");
                 return state_dir_remove(&sd, err);
         }
         const char *status = container_status(state);
@@ -118,12 +181,18 @@ int container_delete(const struct global_options *global, const char *id, bool f
                 sb_fail(err, 0, "cannot delete container %s that is not stopped: %s", id, status);
                 goto out;
         }
+        SB_FAULT_POINT("delete.before-cgroup-removal");
         if (destroy_cgroup(state, err) < 0)
                 goto out;
+        SB_FAULT_POINT("delete.after-cgroup-removal");
         if (strcmp(status, "stopped") != 0 && kill_and_wait(state, err) < 0)
                 goto out;
+        kill_fifo_holders(&sd);
+        SB_FAULT_POINT("delete.before-hooks");
         run_poststop_hooks(&sd, state);
+        SB_FAULT_POINT("delete.before-state-removal");
         ret = state_dir_remove(&sd, err);
+        SB_FAULT_POINT("delete.after-state-removal");
 out:
         oci_state_free(state);
         return ret;

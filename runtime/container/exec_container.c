@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/fs_util.h"
 #include "common/log.h"
 #include "oci/config.h"
@@ -173,6 +174,7 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
                 return sb_fail(err, errno, "exec: fork");
         if (child == 0)
                 join_and_fork(x, preserve_fds);
+        SB_FAULT_POINT("exec.after-fork");
         close(x->report[1]);
         x->report[1] = -1;
         /* Only the init may hold the other end, or a failed init would leave
@@ -192,6 +194,7 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         if (buf[0] == HANDSHAKE_ERROR)
                 return sb_fail(err, 0, "%s", buf + 1);
         *pid = atoi(buf + 1);
+        SB_FAULT_POINT("exec.after-join");
         return 0;
 }
 
@@ -314,7 +317,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (x.state == NULL)
                 goto out;
         const char *status = container_status(x.state);
-        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0) {
+        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0 ||
+            strcmp(status, "creating") == 0) {
                 sb_fail(err, 0, "cannot exec in a %s container", status);
                 goto out;
         }

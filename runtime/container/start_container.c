@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "hooks/hooks.h"
 #include "oci/config.h"
@@ -38,6 +39,11 @@ static int release_through_fifo(struct state_dir *sd, const struct oci_state *st
         if (pidfd < 0)
                 return sb_error_prefix(err, "start");
         fifo = openat(sd->dir_fd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fifo < 0 && errno == ENOENT)
+                return sb_fail(err, 0,
+                               "container \"%s\": %s/%s is missing: the container cannot be "
+                               "started (delete --force removes it)",
+                               state->id, sd->path, EXEC_FIFO);
         if (fifo < 0)
                 return sb_fail(err, errno, "open %s/%s", sd->path, EXEC_FIFO);
         for (;;) {
@@ -90,6 +96,13 @@ int container_start(const struct global_options *global, const char *id, struct 
         if (state == NULL)
                 return -1;
         const char *status = container_status(state);
+        if (strcmp(status, "creating") == 0) {
+                sb_fail(err, 0,
+                        "cannot start container \"%s\": its create did not finish "
+                        "(state: creating); delete --force removes it",
+                        id);
+                goto out;
+        }
         if (strcmp(status, "created") != 0) {
                 sb_fail(err, 0, "cannot start a container that is %s", status);
                 goto out;
@@ -99,17 +112,31 @@ int container_start(const struct global_options *global, const char *id, struct 
                 goto out;
         /* startContainer: in the container, with its paths, before the
          * process; its failure fails start and the container. */
+        SB_FAULT_POINT("start.before-hooks");
         if (hooks_run(&config->hooks, HOOK_START_CONTAINER, state, ns_enter_pid, &state->pid, err) <
             0) {
                 abort_start(state);
                 goto out;
         }
-        if (release_through_fifo(&sd, state, err) < 0)
-                goto out;
+        /* Written before the release, so that a full file system fails
+         * start while the process still waits: never a running process
+         * whose record says created. */
         state->started = true;
-        if (state_dir_save(&sd, state, err) < 0)
+        if (state_dir_stage(&sd, state, err) < 0) {
+                state->started = false;
                 goto out;
+        }
+        SB_FAULT_POINT("start.before-fifo-read");
+        if (release_through_fifo(&sd, state, err) < 0) {
+                state_dir_drop_staged(&sd);
+                goto out;
+        }
+        SB_FAULT_POINT("start.after-fifo-read");
+        if (state_dir_commit_staged(&sd, err) < 0)
+                goto out;
+        SB_FAULT_POINT("start.after-state-update");
         unlinkat(sd.dir_fd, EXEC_FIFO, 0);
+        SB_FAULT_POINT("start.after-fifo-removed");
         ret = 0;
         /* poststart failures are warnings: the process runs already. */
         struct sb_error hook_err = { 0 };

@@ -128,7 +128,7 @@ int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct s
         if (json == NULL)
                 return sb_error_prefix(err, "save state of %s", sd->id);
         if (sb_write_file_atomic(sd->dir_fd, STATE_RECORD, json, strlen(json), 0600, err) < 0)
-                return sb_error_prefix(err, "save state of %s", sd->id);
+                return sb_error_prefix(err, "save state of %s in %s", sd->id, sd->path);
         return 0;
 }
 
@@ -141,13 +141,59 @@ struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err)
 
         if (fd < 0) {
                 if (errno == ENOENT)
-                        return sb_fail(err, 0, "container \"%s\" is still being created", sd->id),
+                        /* We hold the lock, which create holds until it
+                         * is done: the create that made this died. */
+                        return sb_fail(err, 0,
+                                       "container \"%s\" was not fully created (its create did "
+                                       "not finish, %s/%s is missing): delete --force removes it",
+                                       sd->id, sd->path, STATE_RECORD),
                                NULL;
                 return sb_fail(err, errno, "open %s/%s", sd->path, STATE_RECORD), NULL;
         }
         if (sb_read_fd(fd, MAX_RECORD_SIZE, &json, &len, err) < 0)
                 return sb_error_prefix(err, "read %s/%s", sd->path, STATE_RECORD), NULL;
-        return oci_state_from_record_json(json, len, STATE_RECORD, err);
+        struct oci_state *state = oci_state_from_record_json(json, len, STATE_RECORD, err);
+        /* Written atomically by sbrun: a bad one was damaged from outside. */
+        if (state == NULL)
+                sb_error_prefix(err, "container \"%s\": %s is damaged (delete --force removes it)",
+                                sd->id, sd->path);
+        return state;
+}
+
+/* The record is written in full before anything it describes happens, and
+ * only named afterwards: a full file system fails the stage, while nothing
+ * has changed yet. */
+#define STATE_STAGED "." STATE_RECORD ".staged"
+
+int state_dir_stage(struct state_dir *sd, const struct oci_state *state, struct sb_error *err)
+{
+        _cleanup_free_ char *json = oci_state_to_record_json(state, err);
+        _cleanup_close_ int fd = -1;
+
+        if (json == NULL)
+                return sb_error_prefix(err, "save state of %s", sd->id);
+        fd = openat(sd->dir_fd, STATE_STAGED, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                    0600);
+        if (fd < 0 || sb_write_all(fd, json, strlen(json)) < 0 || fsync(fd) < 0) {
+                sb_fail(err, errno, "save state of %s: write %s/%s", sd->id, sd->path,
+                        STATE_STAGED);
+                unlinkat(sd->dir_fd, STATE_STAGED, 0);
+                return -1;
+        }
+        return 0;
+}
+
+int state_dir_commit_staged(struct state_dir *sd, struct sb_error *err)
+{
+        if (renameat(sd->dir_fd, STATE_STAGED, sd->dir_fd, STATE_RECORD) < 0)
+                return sb_fail(err, errno, "save state of %s: rename %s/%s", sd->id, sd->path,
+                               STATE_STAGED);
+        return 0;
+}
+
+void state_dir_drop_staged(struct state_dir *sd)
+{
+        unlinkat(sd->dir_fd, STATE_STAGED, 0);
 }
 
 struct oci_state *state_dir_open_state(const char *root, const char *id, struct state_dir *sd,
@@ -160,14 +206,18 @@ struct oci_state *state_dir_open_state(const char *root, const char *id, struct 
 
 int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, struct sb_error *err)
 {
-        return sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, text, len, 0600, err);
+        if (sb_write_file_atomic(sd->dir_fd, CONFIG_COPY, text, len, 0600, err) < 0)
+                return sb_error_prefix(err, "state directory %s", sd->path);
+        return 0;
 }
 
 int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
                           struct sb_error *err)
 {
         const char *text = operator_policy_text(policy);
-        return sb_write_file_atomic(sd->dir_fd, POLICY_COPY, text, strlen(text), 0600, err);
+        if (sb_write_file_atomic(sd->dir_fd, POLICY_COPY, text, strlen(text), 0600, err) < 0)
+                return sb_error_prefix(err, "state directory %s", sd->path);
+        return 0;
 }
 
 int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,

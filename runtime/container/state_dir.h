@@ -34,6 +34,12 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
 
 int state_dir_save(struct state_dir *sd, const struct oci_state *state, struct sb_error *err);
 struct oci_state *state_dir_load(struct state_dir *sd, struct sb_error *err);
+/* state_dir_save in two steps: the whole record is written (and fails on a
+ * full file system) before the step it records, and renamed over
+ * STATE_RECORD after it; state_dir_drop_staged when the step failed. */
+int state_dir_stage(struct state_dir *sd, const struct oci_state *state, struct sb_error *err);
+int state_dir_commit_staged(struct state_dir *sd, struct sb_error *err);
+void state_dir_drop_staged(struct state_dir *sd);
 /* state_dir_open, then state_dir_load: the record of an existing container,
  * its directory held (and locked) in sd. NULL on failure. */
 struct oci_state *state_dir_open_state(const char *root, const char *id, struct state_dir *sd,

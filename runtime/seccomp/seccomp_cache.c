@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fault.h"
 #include "common/fs_util.h"
 #include "common/log.h"
 
@@ -128,8 +129,12 @@ static int read_entry(int dir, const char *name, const uint8_t *key, size_t key_
         return 0;
 }
 
-/* A unique temporary name and a rename: concurrent creates with the same
- * profile each write a whole file, and readers see one or the other. */
+/* The entry is written into an unnamed file (O_TMPFILE) and linked under
+ * its name only when whole: a create killed half-way leaves nothing in the
+ * cache, and readers see a whole entry or none. Concurrent creates with
+ * the same profile write the same bytes; the first link wins (EEXIST is
+ * fine). A file system without O_TMPFILE gets a temporary name and a
+ * rename, which a crash can leave behind (harmless: never read). */
 static int write_entry(int dir, const char *name, const uint8_t *key, size_t key_len,
                        const uint8_t *bpf, size_t size, struct sb_error *err)
 {
@@ -141,14 +146,36 @@ static int write_entry(int dir, const char *name, const uint8_t *key, size_t key
         };
         char tmp[128];
         _cleanup_close_ int fd = -1;
+        bool unnamed = true;
 
         memcpy(h.magic, MAGIC, sizeof(h.magic));
         snprintf(tmp, sizeof(tmp), ".tmp.%d.%s", (int)getpid(), name);
-        fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+                unnamed = false;
+                fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        }
         if (fd < 0)
-                return sb_fail(err, errno, "create %s", tmp);
+                return sb_fail(err, errno, "create %s", unnamed ? "cache entry" : tmp);
         if (sb_write_all(fd, &h, sizeof(h)) < 0 || sb_write_all(fd, key, key_len) < 0 ||
-            sb_write_all(fd, bpf, size) < 0 || renameat(dir, tmp, dir, name) < 0) {
+            sb_write_all(fd, bpf, size) < 0) {
+                int saved = errno;
+                if (!unnamed)
+                        unlinkat(dir, tmp, 0);
+                return sb_fail(err, saved, "write %s", name);
+        }
+        SB_FAULT_POINT("seccomp-cache.before-publish");
+        if (unnamed) {
+                char proc[64];
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+                /* An invalid entry of that name was read before we built
+                 * this one: replace it. */
+                unlinkat(dir, name, 0);
+                if (linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW) < 0 && errno != EEXIST)
+                        return sb_fail(err, errno, "link %s", name);
+                return 0;
+        }
+        if (renameat(dir, tmp, dir, name) < 0) {
                 int saved = errno;
                 unlinkat(dir, tmp, 0);
                 return sb_fail(err, saved, "write %s", name);

@@ -15,6 +15,9 @@
 # state and the busybox rootfs go to the guest's /tmp (9p cannot hold FIFOs
 # or device nodes). Extra arguments go to bats (e.g. -f pause).
 #
+# SBRUN_FAULTS: sbrun with live fault points (`make sbrun-faults`), for
+# tests/faults/crash.bats' create, delete and run points.
+#
 # SBRUN_FLOOR_ATTACK: tests/helpers/floor_attack.c built static, where the
 # guest sees it (tests/run-all.sh builds it on the host, which is ~50x
 # faster); without it the suite builds it here with the host's compiler.
@@ -47,6 +50,18 @@ export SBRUN_FLOOR_ATTACK
 bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats" \
 	"$here/lsm.bats" "$here/check.bats"
 rc=$?
+
+# sbrun killed at the fault points of create, delete and run
+# (tests/faults/crash.bats) where the cgroup is real: delete --force must
+# leave no cgroup either. SBRUN_FAULTS is the host's `make sbrun-faults`
+# (tests/run-all.sh copies it where the guest sees it); without it, or with
+# SBRUN_VM_FAULTS=0, skipped. It took 22 minutes of TCG on a 2-core host
+# that ran eight other guests at the time.
+if [ -n "${SBRUN_FAULTS:-}" ] && [ "${SBRUN_VM_FAULTS:-1}" != 0 ]; then
+	bats "$@" -f '^(create|delete|run): killed' "$SBRUN_SRCDIR/tests/faults/crash.bats" || rc=1
+else
+	echo "cgroups-suite: no SBRUN_FAULTS or SBRUN_VM_FAULTS=0: the fault points are not walked on real cgroups" >&2
+fi
 
 # Mount propagation on the guest's own shared mounts: the host suite's test,
 # once more where nothing is opted out.
