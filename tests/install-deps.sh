@@ -14,6 +14,7 @@ packages="
         build-essential autoconf automake libtool pkg-config
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
+        clang libclang-rt-14-dev
         util-linux procps
         apparmor
         containerd containernetworking-plugins catatonit
