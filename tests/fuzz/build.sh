@@ -6,7 +6,7 @@
 # BUILDDIR/src is a copy of the source tree (tests/lib/source-copy.sh), the
 # build is BUILDDIR/obj, the harnesses end up in BUILDDIR/obj/tests/fuzz/.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(cd -P "$(dirname "$0")/../.." && pwd)
 build=${1:-${SBRUN_FUZZ_BUILDDIR:-/tmp/sbrun-fuzz-build}}
 mkdir -p "$build/obj"
 copy=$("$src/tests/lib/source-copy.sh" "$src" "$build/src")
