@@ -21,5 +21,9 @@ fi
 make -j2 >make.log 2>&1 || { tail -40 make.log >&2; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# sbrun under ASan is two to three times slower: a test that runs dozens of
+# containers (mounts.bats's mountOptions) takes ~100 s of the default 120 on a
+# loaded machine.
+export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-300}
 export SBRUN_ASAN_LANE=0 SBRUN_FUZZ=${SBRUN_FUZZ:-0}
 make --no-print-directory check
