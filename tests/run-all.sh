@@ -183,7 +183,9 @@ asan_pid=""
 if [ "${SBRUN_ASAN_LANE:-1}" != 0 ]; then
         asan_log=$SBRUN_TEST_TMP/asan.log
         echo "# asan (the host suite under ASan/UBSan, in the background: $asan_log)"
-        SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan} \
+        # The sanitizers make sbrun two to three times slower.
+        BATS_TEST_TIMEOUT=$((BATS_TEST_TIMEOUT * 5 / 2)) \
+                SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan} \
                 "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
         asan_pid=$!
         asan_start=$SECONDS
