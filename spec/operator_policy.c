@@ -125,6 +125,21 @@ static int parse_policy(const char *text, size_t len, const char *path,
         return json_each_member(tree, &p, policy_member, &pp, err);
 }
 
+int operator_policy_parse(const char *text, size_t len, const char *origin,
+                          struct operator_policy *policy, struct sb_error *err)
+{
+        memset(policy, 0, sizeof(*policy));
+        policy->cgroups_enforce = true;
+        policy->profile = POLICY_STANDARD;
+        if (memchr(text, '\0', len) != NULL)
+                return sb_fail(err, 0, "policy %s: contains a NUL byte", origin);
+        if (parse_policy(text, len, origin, policy, err) < 0) {
+                operator_policy_release(policy);
+                return -1;
+        }
+        return 0;
+}
+
 int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err)
 {
         const char *file = path ? path : OPERATOR_POLICY_PATH;
@@ -144,15 +159,13 @@ int operator_policy_load(const char *path, struct operator_policy *policy, struc
                 return -1;
         if (sb_read_fd(fd, POLICY_MAX_BYTES, &text, &len, err) < 0)
                 return sb_error_prefix(err, "policy %s", file);
-        if (strlen(text) != len)
-                return sb_fail(err, 0, "policy %s: contains a NUL byte", file);
-        if (parse_policy(text, len, file, policy, err) < 0) {
-                operator_policy_release(policy);
+        if (operator_policy_parse(text, len, file, policy, err) < 0)
                 return -1;
-        }
         policy->source = strdup(file);
-        if (policy->source == NULL)
+        if (policy->source == NULL) {
+                operator_policy_release(policy);
                 return sb_fail(err, ENOMEM, "policy %s", file);
+        }
         policy->text = SB_STEAL_PTR(text);
         return 0;
 }

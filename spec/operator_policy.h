@@ -63,6 +63,11 @@ struct operator_policy {
  * owned by root and not writable by group or others, or it is refused. */
 int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err);
 
+/* The same from the text of a policy (origin names it in errors); sets
+ * neither source nor text. On error *policy holds nothing to release. */
+int operator_policy_parse(const char *text, size_t len, const char *origin,
+                          struct operator_policy *policy, struct sb_error *err);
+
 void operator_policy_release(struct operator_policy *policy);
 
 /* What operator_policy_load reads back as the same policy: the file's

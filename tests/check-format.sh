@@ -1,6 +1,6 @@
 #!/bin/bash
 # check-format.sh: report C files under common/ oci/ spec/ runtime/ hooks/
-# tests/unit/ and tests/helpers/ that differ from .clang-format. Reports
+# tests/unit/, tests/helpers/ and tests/fuzz/ that differ from .clang-format. Reports
 # only: it never rewrites a file. Exit status 1 if any file would change, or
 # if there is no clang-format to tell.
 #   tests/check-format.sh            check everything
@@ -16,7 +16,7 @@ fi
 if [ $# -gt 0 ]; then
         files=("$@")
 else
-        mapfile -t files < <(find common oci spec runtime hooks tests/unit tests/helpers \
+        mapfile -t files < <(find common oci spec runtime hooks tests/unit tests/helpers tests/fuzz \
                 -name '*.[ch]' -type f 2>/dev/null | sort)
 fi
 

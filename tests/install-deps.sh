@@ -15,6 +15,7 @@ packages="
         musl-tools linux-libc-dev
         libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         bubblewrap busybox-static bats jq clang-format
+        clang libclang-rt-14-dev
         util-linux procps strace
         apparmor
         containerd containernetworking-plugins catatonit

@@ -173,6 +173,46 @@ else
         add_suite format 0 1 0
 fi
 
+# --- fuzzing (libFuzzer) ----------------------------------------------------
+
+# Each harness of tests/fuzz/ (one per input sbrun parses) runs for
+# SBRUN_FUZZ_SECONDS from its seed corpus; each is one test. New inputs go
+# to a temporary directory, never into the source tree. SBRUN_FUZZ=0 skips.
+if [ "${SBRUN_FUZZ:-1}" != 0 ]; then
+        log=$SBRUN_TEST_TMP/fuzz.tap
+        fuzz_seconds=${SBRUN_FUZZ_SECONDS:-30}
+        echo "# fuzz (libFuzzer, ${fuzz_seconds}s per harness)"
+        SBRUN_FUZZ_BUILDDIR=${SBRUN_FUZZ_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/fuzz} \
+                "$SBRUN_SRCDIR/tests/fuzz/run.sh" "$fuzz_seconds" </dev/null 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        p=$(grep -c '^ok - fuzz ' "$log")
+        f=$(grep -c '^not ok - fuzz ' "$log")
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+                echo "not ok - tests/fuzz/run.sh exited with status $rc"
+                f=1
+        fi
+        add_suite fuzz "$p" "$f" 0
+fi
+
+# --- the host suite under ASan/UBSan, beside the VM lane ----------------------
+
+# tests/asan.sh builds sbrun with the sanitizers and runs this suite again
+# without the VM lane; a leak, an invalid access or undefined behaviour in
+# any command fails the test that ran it. It runs in the background while
+# the VM lane below runs (or alone without one), and counts as one suite.
+# SBRUN_ASAN_LANE=0 skips it (tests/asan.sh sets it for its own run).
+asan_pid=""
+if [ "${SBRUN_ASAN_LANE:-1}" != 0 ]; then
+        asan_log=$SBRUN_TEST_TMP/asan.log
+        echo "# asan (the host suite under ASan/UBSan, in the background: $asan_log)"
+        # The sanitizers make sbrun two to three times slower.
+        BATS_TEST_TIMEOUT=$((BATS_TEST_TIMEOUT * 5 / 2)) \
+                SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan} \
+                "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
+        asan_pid=$!
+        asan_start=$SECONDS
+fi
+
 # --- the VM lane: real cgroup v2 ---------------------------------------------
 
 # This host (and CI) is a hybrid cgroup v1/v2 machine where sbrun fails
@@ -214,6 +254,28 @@ if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
                 f=1
         fi
         add_suite vm "$p" "$f" "$s"
+fi
+
+if [ -n "$asan_pid" ]; then
+        wait "$asan_pid"
+        rc=$?
+        echo "# asan: the host suite under ASan/UBSan took $((SECONDS - asan_start))s"
+        # Its failures and the first line of each sanitizer report.
+        grep -E '^ *not ok|ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' \
+                "$asan_log" | sed 's/^/#   /' | head -n 60
+        summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$asan_log" | tail -n 1)
+        if [ -n "$summary" ]; then
+                read -r ap _ af _ as _ <<<"${summary//,/}"
+                as=${as:-0}
+        else
+                tail -n 20 "$asan_log" | sed 's/^/#   /'
+                ap=0 af=0 as=0
+        fi
+        if [ "$rc" -ne 0 ] && [ "$af" -eq 0 ]; then
+                echo "not ok - tests/asan.sh exited with status $rc (log: $asan_log)"
+                af=1
+        fi
+        add_suite asan "$ap" "$af" "$as"
 fi
 
 # --- leftovers --------------------------------------------------------------

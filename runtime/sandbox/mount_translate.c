@@ -516,8 +516,10 @@ static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later
                         err, 0,
                         "mounts[%zu].destination: \"/\" cannot be a mount destination (use root.path)",
                         i);
+        size_t dest_len = strlen(m->destination);
+
         if (strstr(m->destination, "/../") != NULL ||
-            strcmp(m->destination + strlen(m->destination) - 3, "/..") == 0)
+            (dest_len >= 3 && strcmp(m->destination + dest_len - 3, "/..") == 0))
                 return sb_fail(err, 0, "mounts[%zu].destination: \"%s\" contains \"..\"", i,
                                m->destination);
         if (mount_options_parse(m, i, &o, err) < 0) {

@@ -3,7 +3,8 @@
 #endif
 #include "tests/unit/floor_fixture.h"
 
-#include "spec/operator_policy_floor.h"
+#include "common/error.h"
+#include "spec/operator_policy.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +12,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_tree.h>
 
 #include <cmocka.h>
 
@@ -26,30 +26,16 @@ char *dq(const char *s)
         return out;
 }
 
-/* What operator_policy_load does with a file's text (its defaults, then the
- * "floor" object through spec's own parser), without the file: the owner
- * and mode checks it makes are tested on a real file in test_floor_profiles. */
+/* What operator_policy_load does with a file's text, without the file: the
+ * owner and mode checks it makes are tested on a real file in
+ * test_floor_profiles. */
 void policy_parse(const char *doc, struct operator_policy *policy)
 {
         struct sb_error err = { 0 };
-        char errbuf[256] = "";
         char *json = dq(doc);
-        yajl_val tree = yajl_tree_parse(json, errbuf, sizeof(errbuf));
 
-        memset(policy, 0, sizeof(*policy));
-        policy->cgroups_enforce = true;
-        policy->profile = POLICY_STANDARD;
-        if (tree == NULL || !YAJL_IS_OBJECT(tree))
-                fail_msg("policy %s: not a JSON object: %s", json, errbuf);
-        for (size_t i = 0; i < tree->u.object.len; i++) {
-                if (strcmp(tree->u.object.keys[i], "floor") != 0)
-                        fail_msg("policy: only \"floor\" is read here, not %s",
-                                 tree->u.object.keys[i]);
-                if (operator_policy_parse_floor(tree->u.object.values[i], "policy.json", policy,
-                                                &err) < 0)
-                        fail_msg("policy %s: %s", json, err.msg);
-        }
-        yajl_tree_free(tree);
+        if (operator_policy_parse(json, strlen(json), "policy.json", policy, &err) < 0)
+                fail_msg("policy %s: %s", json, err.msg);
         free(json);
 }
 

@@ -255,6 +255,7 @@ static void test_access_required(void **state)
         assert_int_equal(device_filter_build(&fx.linux_, &fx.f, &err), -1);
         assert_string_equal(err.msg, "linux.resources.devices[1].access: required (a combination "
                                      "of r, w and m)");
+        sb_error_clear(&err);
         /* No linux section at all: the defaults. */
         assert_int_equal(device_filter_build(NULL, &fx.f, &err), 0);
         assert_int_equal(run(&fx.f, 'c', R, 1, 3), 1);

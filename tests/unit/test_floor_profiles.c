@@ -304,6 +304,47 @@ static void test_policy_floor_errors(void **state)
                             "policy policy.json: floor.profiles: unknown setting");
 }
 
+static void expect_text_error(const char *text, size_t len, const char *message)
+{
+        struct operator_policy policy;
+        struct sb_error err = { 0 };
+
+        assert_int_equal(operator_policy_parse(text, len, "p.json", &policy, &err), -1);
+        assert_non_null(err.msg);
+        if (strstr(err.msg, message) == NULL)
+                fail_msg("%s: got \"%s\", expected \"%s\"", text, err.msg, message);
+        sb_error_clear(&err);
+        /* Nothing to release on failure. */
+        assert_null(policy.devices);
+        assert_null(policy.source);
+}
+
+/* The whole document from its text, as operator_policy_load parses the file. */
+static void test_policy_text(void **state)
+{
+        static const char text[] = "{\"cgroups\": {\"enforce\": false}, \"timeout\": "
+                                   "{\"max_seconds\": 60}, \"floor\": {\"devices\": "
+                                   "[\"/dev/fuse\"]}}";
+        struct operator_policy policy;
+        struct sb_error err = { 0 };
+
+        (void)state;
+        assert_int_equal(operator_policy_parse(text, strlen(text), "p.json", &policy, &err), 0);
+        assert_false(policy.cgroups_enforce);
+        assert_int_equal(policy.timeout_max_seconds, 60);
+        assert_int_equal(policy.profile, POLICY_STANDARD);
+        assert_int_equal(policy.n_devices, 1);
+        assert_null(policy.source);
+        operator_policy_release(&policy);
+
+        expect_text_error("{}\0{\"floor\": 1}", 15, "policy p.json: contains a NUL byte");
+        expect_text_error("[]", 2, "policy p.json: expected a JSON object");
+        expect_text_error("{", 1, "policy p.json: ");
+        expect_text_error("{\"cgroup\": {}}", 14, "policy p.json: cgroup: unknown setting");
+        expect_text_error("{\"floor\": {\"devices\": [\"/dev/fuse\", 1]}}", 40,
+                          "policy p.json: floor.devices[1]");
+}
+
 static void test_parse_size_and_cpus(void **state)
 {
         int64_t n = 0, quota = 0;
@@ -384,6 +425,7 @@ int main(void)
                 cmocka_unit_test(test_operator_ceiling_under_stricter_profile),
                 cmocka_unit_test(test_exec_process_same_profile),
                 cmocka_unit_test(test_policy_floor_errors),
+                cmocka_unit_test(test_policy_text),
                 cmocka_unit_test(test_parse_size_and_cpus),
                 cmocka_unit_test(test_policy_file),
         };
