@@ -89,7 +89,7 @@ clear_error() {
                 c=$BG
                 # A few ms later: into create's window between its mkdir
                 # and its lock, now and then.
-                sleep "0.0$((RANDOM % 10))"
+                sleep "$(printf '0.%03d' $((RANDOM % 40)))"
                 bg_sbrun "$TEST_DIR/d.out" delete -f "$id"
                 d=$BG
                 status_of "$c"
