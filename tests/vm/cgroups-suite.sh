@@ -67,6 +67,12 @@ fi
 # once more where nothing is opted out.
 bats "$@" -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats" || rc=1
 
+# Races on one container and the wall-clock limit's escapees (double
+# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,
+# once more where the cgroup is real. A few rounds of each race: TCG is slow.
+SBRUN_RACE_ROUNDS=${SBRUN_RACE_ROUNDS:-3} bats "$@" "$SBRUN_SRCDIR/tests/integration/races.bats" || rc=1
+bats "$@" -f '^escape: ' "$SBRUN_SRCDIR/tests/integration/timeout.bats" || rc=1
+
 # containerd and its runc shim driving sbrun on real cgroups: the tests of
 # tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
 # memory and cpu limits, an OOM event), one private containerd.
