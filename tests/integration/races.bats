@@ -4,11 +4,12 @@
 # directory's lock, runtime/container/container_status.h for how a
 # container's process is told from another one that got its pid).
 #
-# SBRUN_RACE_ROUNDS: how many times each race is run (default 20).
+# SBRUN_RACE_ROUNDS: how many times each race is run (default 10; 100 by
+# hand for a longer hunt).
 
 load ../helpers
 
-ROUNDS=${SBRUN_RACE_ROUNDS:-20}
+ROUNDS=${SBRUN_RACE_ROUNDS:-10}
 
 # bg_sbrun OUTFILE ARGS...: `sbrun ARGS...` in the background under a
 # 30 s timeout, output to OUTFILE; sets BG. A hang exits 124 and writes
