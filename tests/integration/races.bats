@@ -10,6 +10,10 @@
 load ../helpers
 
 ROUNDS=${SBRUN_RACE_ROUNDS:-10}
+# A round takes up to ~1.5 s on a loaded host: more rounds, more time.
+if [ $((60 + ROUNDS * 3)) -gt "${BATS_TEST_TIMEOUT:-120}" ]; then
+        BATS_TEST_TIMEOUT=$((60 + ROUNDS * 3))
+fi
 
 # bg_sbrun OUTFILE ARGS...: `sbrun ARGS...` in the background under a
 # 30 s timeout, output to OUTFILE; sets BG. A hang exits 124 and writes
