@@ -10,9 +10,9 @@
 load ../helpers
 
 ROUNDS=${SBRUN_RACE_ROUNDS:-10}
-# A round takes up to ~1.5 s on a loaded host: more rounds, more time.
-if [ $((60 + ROUNDS * 3)) -gt "${BATS_TEST_TIMEOUT:-120}" ]; then
-        BATS_TEST_TIMEOUT=$((60 + ROUNDS * 3))
+# A round takes up to ~3 s on a loaded host: more rounds, more time.
+if [ $((60 + ROUNDS * 4)) -gt "${BATS_TEST_TIMEOUT:-120}" ]; then
+        BATS_TEST_TIMEOUT=$((60 + ROUNDS * 4))
 fi
 
 # bg_sbrun OUTFILE ARGS...: `sbrun ARGS...` in the background under a
