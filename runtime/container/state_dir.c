@@ -89,7 +89,17 @@ int state_dir_create(const char *root, const char *id, struct state_dir *sd, str
         sd->dir_fd = openat(sd->root_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sd->dir_fd < 0)
                 return sb_fail(err, errno, "open state directory %s", sd->path);
-        return lock_dir(sd, err);
+        if (lock_dir(sd, err) < 0)
+                return -1;
+        /* Between mkdir and the lock a `delete --force` may have taken the
+         * new directory for a create that died half-way and removed it:
+         * creating on would make a container with no record. */
+        struct stat st;
+        if (fstat(sd->dir_fd, &st) < 0 || st.st_nlink == 0) {
+                sd->created_here = false;
+                return sb_fail(err, 0, "container \"%s\" was deleted while being created", id);
+        }
+        return 0;
 }
 
 int state_dir_open(const char *root, const char *id, struct state_dir *sd, struct sb_error *err)
@@ -114,10 +124,16 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
         }
         if (lock_dir(sd, err) < 0)
                 return -1;
-        /* A concurrent delete may have removed the directory while we waited. */
+        /* A concurrent delete may have removed the directory while we
+         * waited. The fd goes too: the caller must see exactly what a
+         * container that was never there looks like (delete --force of it
+         * is done). */
         struct stat st;
-        if (fstat(sd->dir_fd, &st) < 0 || st.st_nlink == 0)
+        if (fstat(sd->dir_fd, &st) < 0 || st.st_nlink == 0) {
+                close(sd->dir_fd);
+                sd->dir_fd = -1;
                 return sb_fail(err, 0, "container \"%s\" does not exist", id);
+        }
         return 0;
 }
 

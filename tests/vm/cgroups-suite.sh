@@ -67,6 +67,16 @@ fi
 # once more where nothing is opted out.
 bats "$@" -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats" || rc=1
 
+# Races on one container and the wall-clock limit's escapees (double
+# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,
+# once more where the cgroup is real. Only the races a cgroup takes part
+# in (the loser of two creates must leave the winner's cgroup; delete -f
+# destroys it under a racing exec), two rounds: the whole file at three
+# rounds took 18 minutes under TCG.
+SBRUN_RACE_ROUNDS=${SBRUN_RACE_ROUNDS:-2} bats "$@" -f '^races: (two creates|kill, state)' \
+	"$SBRUN_SRCDIR/tests/integration/races.bats" || rc=1
+bats "$@" -f '^escape: ' "$SBRUN_SRCDIR/tests/integration/timeout.bats" || rc=1
+
 # containerd and its runc shim driving sbrun on real cgroups: the tests of
 # tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
 # memory and cpu limits, an OOM event), one private containerd.

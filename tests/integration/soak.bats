@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# Soak: many container lifecycles, one after another and side by side, must
+# all succeed and leave nothing that grows: no fd of the engine (a
+# subreaper, as conmon or a shim) or of sbrun, no container in the state
+# root, no mount, no process, no pidfd or memfd held by what remains.
+#
+# The loops run in a mount namespace of their own (so that other mounts of
+# the machine do not count) under tests/helpers/subreaper.c (the engine).
+#
+# SBRUN_SOAK_SEQ    sequential lifecycles (default 200; the full soak is
+#                   SBRUN_SOAK_SEQ=1000, by hand: 1,000 took 6 min on a
+#                   loaded 2-core host, too long for every CI run)
+# SBRUN_SOAK_PAR    parallel lifecycles (default 200)
+# SBRUN_SOAK_BATCH  how many run at once (default 20)
+
+load ../helpers
+
+SEQ=${SBRUN_SOAK_SEQ:-200}
+PAR=${SBRUN_SOAK_PAR:-200}
+BATCH=${SBRUN_SOAK_BATCH:-20}
+# Long by nature: the suite's per-test limit (tests/run-all.sh) is for
+# single lifecycles. About 0.05-0.35 s a lifecycle, by the machine's load.
+if [ $((300 + SEQ + PAR)) -gt "${BATS_TEST_TIMEOUT:-120}" ]; then
+        BATS_TEST_TIMEOUT=$((300 + SEQ + PAR))
+fi
+
+# The measures a soak compares before and after, as "name value" lines.
+# $1 is the engine's pid.
+cat_measures() {
+        cat <<'EOF'
+measures() {
+        local engine=$1
+        echo "engine_fds $(ls /proc/$engine/fd | wc -l)"
+        echo "engine_pidfds $(ls -l /proc/$engine/fd | grep -c 'anon_inode:\[pidfd\]')"
+        echo "engine_memfds $(ls -l /proc/$engine/fd | grep -c '/memfd:')"
+        echo "shell_fds $(ls /proc/$$/fd | wc -l)"
+        echo "mounts $(wc -l </proc/self/mountinfo)"
+        echo "state_entries $(ls -A "$ROOT" | grep -vc '^\.seccomp-cache$')"
+        echo "seccomp_cache $(ls -A "$ROOT/.seccomp-cache" 2>/dev/null | wc -l)"
+        # Children of the engine other than this shell: containers it
+        # reaped not, sbrun processes left over.
+        echo "engine_children $(grep -l "^PPid:[[:space:]]*$engine\$" /proc/[0-9]*/status 2>/dev/null |
+                cut -d/ -f3 | grep -vxc "$$")"
+}
+EOF
+}
+
+# run_soak SCRIPT-BODY: the measures, then BODY, then the measures, in a
+# mount namespace of its own under the subreaper. Prints both sets.
+run_soak() {
+        {
+                echo 'set -u'
+                echo 'S=("$@")'
+                cat_measures
+                echo 'engine=$PPID'
+                echo 'measures "$engine" | sed "s/^/before /"'
+                echo "$1"
+                echo 'measures "$engine" | sed "s/^/after /"'
+        } >"$TEST_DIR/soak.sh"
+        run unshare --mount --propagation private "$(subreaper_bin)" --reap \
+                env ROOT="$ROOT" BUNDLE="$BUNDLE" TEST_DIR="$TEST_DIR" SEQ="$SEQ" PAR="$PAR" \
+                BATCH="$BATCH" bash "$TEST_DIR/soak.sh" "${SBRUN_ARGV[@]}"
+}
+
+# measure NAME WHEN: a number out of run_soak's output.
+measure() {
+        awk -v w="$2" -v n="$1" '$1 == w && $2 == n { print $3 }' <<<"$output"
+}
+
+# assert_no_growth: every measure after is what it was before; no
+# container in the state root; the engine has no child left.
+assert_no_growth() {
+        local m b a
+        for m in engine_fds engine_pidfds engine_memfds shell_fds mounts state_entries seccomp_cache; do
+                b=$(measure "$m" before)
+                a=$(measure "$m" after)
+                [ -n "$b" ] && [ -n "$a" ] || fail "no measure $m: $output"
+                [ "$a" -le "$b" ] || fail "$m grew from $b to $a"
+        done
+        [ "$(measure state_entries after)" = 0 ] || fail "the state root is not empty: $(ls -A "$ROOT")"
+        [ "$(measure engine_children after)" = 0 ] || fail "the engine has children left"
+}
+
+@test "soak: $SEQ sequential lifecycles (run, and create/start/wait/delete) all succeed and leave nothing" {
+        make_bundle
+        set_cmd 'ls /proc/self/fd | wc -l'
+        # One lifecycle first, so that the seccomp cache and the like are
+        # made before the "before" measures.
+        sbrun run -b "$BUNDLE" "$ID" >/dev/null
+        run_soak '
+t0=$(date +%s%N)
+first=""
+for ((i = 0; i < SEQ; i++)); do
+        id=soak-$i
+        if ((i % 2 == 0)); then
+                out=$("${S[@]}" run -b "$BUNDLE" "$id" 2>&1 </dev/null) || { echo "FAILED run $i: $out"; exit 1; }
+        else
+                "${S[@]}" create -b "$BUNDLE" "$id" </dev/null >"$TEST_DIR/c.out" 2>&1 ||
+                        { echo "FAILED create $i: $(cat "$TEST_DIR/c.out")"; exit 1; }
+                out=$("${S[@]}" start "$id" 2>&1) || { echo "FAILED start $i: $out"; exit 1; }
+                for ((w = 0; w < 200; w++)); do
+                        st=$("${S[@]}" state "$id" 2>&1) || { echo "FAILED state $i: $st"; exit 1; }
+                        [[ $st == *"\"stopped\""* ]] && break
+                        sleep 0.01
+                done
+                [[ $st == *"\"stopped\""* ]] || { echo "FAILED wait $i: $st"; exit 1; }
+                d=$("${S[@]}" delete "$id" 2>&1) || { echo "FAILED delete $i: $d"; exit 1; }
+                out=$(cat "$TEST_DIR/c.out")
+        fi
+        # The fds the container got: the same in every lifecycle.
+        fds=$(tail -n 1 <<<"$out")
+        [ -n "$first" ] || first=$fds
+        [ "$fds" = "$first" ] || { echo "FAILED fds $i: the container had $fds fds, the first $first"; exit 1; }
+done
+echo "elapsed_ms $((($(date +%s%N) - t0) / 1000000))"
+echo "container_fds $first"
+'
+        echo "$output" | grep -v '^sbrun: warning' >"$TEST_DIR/soak.out"
+        echo "$output" | grep -E '^(before|after|elapsed|container|FAILED)' >&3 || true
+        [ "$status" -eq 0 ] || fail "status $status: $(grep FAILED <<<"$output")"
+        ! grep -q FAILED <<<"$output" || fail "$(grep FAILED <<<"$output")"
+        assert_no_growth
+        assert_no_leftovers "$ID"
+}
+
+@test "soak: $PAR parallel lifecycles, $BATCH at a time, all succeed and leave nothing" {
+        make_bundle
+        set_cmd 'sleep 0.3; ls /proc/self/fd | wc -l'
+        sbrun run -b "$BUNDLE" "$ID" >/dev/null
+        run_soak '
+t0=$(date +%s%N)
+for ((b = 0; b < PAR; b += BATCH)); do
+        pids=()
+        for ((i = b; i < b + BATCH && i < PAR; i++)); do
+                "${S[@]}" run -b "$BUNDLE" "par-$i" </dev/null >"$TEST_DIR/par-$i.out" 2>&1 &
+                pids+=($!)
+        done
+        # The fds of each sbrun run while its container runs: the same in
+        # the first batch and the last.
+        sleep 0.15
+        for p in "${pids[@]}"; do
+                n=$(ls /proc/$p/fd 2>/dev/null | wc -l)
+                [ "$n" -gt 0 ] && echo "runfds $b $n"
+        done
+        i=$b
+        for p in "${pids[@]}"; do
+                wait "$p" || { echo "FAILED run par-$i: $(cat "$TEST_DIR/par-$i.out")"; }
+                i=$((i + 1))
+        done
+done
+echo "elapsed_ms $((($(date +%s%N) - t0) / 1000000))"
+'
+        echo "$output" | grep -E '^(before|after|elapsed|FAILED)' >&3 || true
+        [ "$status" -eq 0 ] || fail "status $status"
+        ! grep -q FAILED <<<"$output" || fail "$(grep FAILED <<<"$output" | head -5)"
+        # sbrun run holds as many fds in the last batch as in the first.
+        local first last
+        first=$(awk '$1 == "runfds" && $2 == 0 { print $3 }' <<<"$output" | sort -u)
+        last=$(awk -v b=$(((PAR - 1) / BATCH * BATCH)) '$1 == "runfds" && $2 == b { print $3 }' <<<"$output" | sort -u)
+        [ -n "$first" ] && [ -n "$last" ] || fail "no fd counts of sbrun run: $output"
+        [ "$(tail -n 1 <<<"$last")" -le "$(tail -n 1 <<<"$first")" ] ||
+                fail "sbrun run held $first fds in the first batch, $last in the last"
+        # Every container saw the same fds.
+        [ "$(tail -qn 1 "$TEST_DIR"/par-*.out | sort -u | wc -l)" = 1 ] ||
+                fail "containers saw different fd counts: $(tail -qn 1 "$TEST_DIR"/par-*.out | sort | uniq -c)"
+        assert_no_growth
+        assert_no_leftovers "$ID"
+}
