@@ -45,7 +45,8 @@ struct exec_ctx {
         struct oci_state *state;
         struct oci_process *process;
         struct init_plan plan;
-        int pidfd, root_fd, image_fd, plan_fd, cgroup_fd;
+        int pidfd, root_fd, image_fd, plan_fd;
+        int cgroup_fd;        /* the container's cgroup.procs (O_WRONLY), for the init */
         int console_fd;       /* the socket the init sends the pty master on */
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2];        /* the first child reports "P<pid>" or "E<message>" */
@@ -106,6 +107,10 @@ static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
         int channel = fcntl(x->seccomp_channel, F_DUPFD_CLOEXEC, floor);
         if (channel < 0 || dup2(channel, launcher_fd_number(preserve_fds, LFD_SECCOMP)) < 0)
                 child_die(x->report[1], "exec: arrange fds", errno);
+        int cgroup = x->cgroup_fd >= 0 ? fcntl(x->cgroup_fd, F_DUPFD_CLOEXEC, floor) : -1;
+        if (x->cgroup_fd >= 0 &&
+            (cgroup < 0 || dup2(cgroup, launcher_fd_number(preserve_fds, LFD_CGROUP)) < 0))
+                child_die(x->report[1], "exec: arrange fds", errno);
         for (int fd = 3; fd < 3 + preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);
                 if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
@@ -129,8 +134,13 @@ static void apply_rlimits(const struct exec_ctx *x)
         }
 }
 
-/* The first child: joins the cgroup and namespaces, forks the process that
- * will be in the container's pid namespace, reports its pid and goes. */
+/* The first child: joins the namespaces, forks the process that will be in
+ * the container's pid namespace, reports its pid and goes. The cgroup is
+ * joined by that process's sbrun-init (init_main.c), so that neither this
+ * fork of sbrun nor the init's exec is charged to a container that may be
+ * at its memory limit; as with runc's exec, the process is then moved
+ * into the cgroup rather than forked there, so pids.max counts it but
+ * does not refuse it. */
 static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
 {
         sigset_t none;
@@ -144,12 +154,6 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
          * /proc/<pid>/exe. The init repeats this after its execve. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 child_die(x->report[1], "exec: make the process non-dumpable", errno);
-        if (x->cgroup_fd >= 0) {
-                int fd = openat(x->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-                if (fd < 0 || sb_write_all(fd, "0", 1) < 0)
-                        child_die(x->report[1], "exec: join the container's cgroup", errno);
-                close(fd);
-        }
         apply_rlimits(x);
         if (ns_join_process(x->pidfd, x->state->pid) < 0)
                 child_die(x->report[1], "exec: join the container's namespaces", errno);
@@ -271,6 +275,15 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                         return -1;
                 x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
         }
+        if (x->state->cgroup_path != NULL) {
+                _cleanup_close_ int dir =
+                        open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                x->cgroup_fd = dir >= 0 ? openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+                if (x->cgroup_fd < 0)
+                        return sb_fail(err, errno, "exec: open %s/cgroup.procs",
+                                       x->state->cgroup_path);
+                x->plan.cgroup_procs_fd = launcher_fd_number(opts->preserve_fds, LFD_CGROUP);
+        }
         if (init_plan_encode(&x->plan, &encoded, &len, err) < 0)
                 return -1;
         x->plan_fd = memfd_create("sbrun-exec-plan", MFD_CLOEXEC);
@@ -280,11 +293,6 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->image_fd = init_image_memfd(err);
         if (x->image_fd < 0)
                 return -1;
-        if (x->state->cgroup_path != NULL) {
-                x->cgroup_fd = open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (x->cgroup_fd < 0)
-                        return sb_fail(err, errno, "exec: open cgroup %s", x->state->cgroup_path);
-        }
         if (pipe2(x->report, O_CLOEXEC) < 0)
                 return sb_fail(err, errno, "pipe");
         return 0;

@@ -1,5 +1,6 @@
 #!/bin/bash
 # tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats,
+# tests/vm/memory_limit.bats,
 # tests/vm/cgroups_devices_events.bats), the floor attacks that need real
 # cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
 # an AppArmor profile confining a container (tests/vm/lsm.bats), then the
@@ -44,8 +45,8 @@ if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 fi
 export SBRUN_FLOOR_ATTACK
 
-bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats" \
-	"$here/lsm.bats"
+bats "$@" "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
+	"$here/floor_attacks.bats" "$here/lsm.bats"
 rc=$?
 
 # Mount propagation on the guest's own shared mounts: the host suite's test,
