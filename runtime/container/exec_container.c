@@ -9,6 +9,7 @@
 #include "spec/floor_lsm.h"
 #include "spec/operator_policy.h"
 #include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
@@ -27,6 +28,7 @@
 #include "runtime/init/handshake.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -199,6 +201,33 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         return 0;
 }
 
+/* memory.events oom_kill of the container's cgroup; 0 without one. */
+static uint64_t oom_kills_now(const struct oci_state *state)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        struct sb_error ignored = { 0 };
+        uint64_t kills = 0;
+
+        if (state->cgroup_path != NULL && cgroup_open(state->cgroup_path, &cg, &ignored) == 0)
+                cgroup_oom_kills(&cg, &kills, &ignored);
+        sb_error_clear(&ignored);
+        return kills;
+}
+
+/* An exec'd process killed with SIGKILL while the cgroup counted a new OOM
+ * kill was, most likely, the OOM killer's victim: say so, since the init
+ * or the process itself had no chance to. */
+static void note_oom_kill(const struct oci_state *state, uint64_t before, int code)
+{
+        uint64_t after = oom_kills_now(state);
+
+        if (code == 128 + SIGKILL && after > before)
+                sb_warn("exec: container %s: OOM: the kernel's OOM killer killed %" PRIu64
+                        " process(es) at the memory limit while the process ran "
+                        "(memory.events oom_kill in %s)",
+                        state->id, after - before, state->cgroup_path);
+}
+
 static int check_process(const struct oci_process *p, const struct exec_options *opts,
                          struct sb_error *err)
 {
@@ -351,6 +380,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                 goto out;
         }
         process_wait_block_signals(&signals);
+        uint64_t oom_kills = oom_kills_now(x.state);
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
@@ -370,6 +400,7 @@ int container_exec(const struct global_options *global, const struct exec_option
         } else {
                 ret = process_wait_forward(pid, &signals);
         }
+        note_oom_kill(x.state, oom_kills, ret);
 out:
         exec_ctx_release(&x);
         return ret;
