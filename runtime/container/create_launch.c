@@ -8,6 +8,7 @@
 #include "oci/json_read.h"
 #include "runtime/container/console.h"
 #include "runtime/container/create_ctx.h"
+#include "runtime/container/process_wait.h"
 #include "runtime/init/handshake.h"
 #include "runtime/sandbox/bwrap_args.h"
 #include "runtime/sandbox/id_map.h"
@@ -128,22 +129,6 @@ static char *read_all_nonblocking(int fd, size_t *out_len)
         return text;
 }
 
-/* A terminating signal that `run` holds blocked (process_wait.h) while
- * there is no container process yet to forward it to. */
-static int pending_termination(void)
-{
-        static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-        sigset_t pending;
-
-        if (sigpending(&pending) < 0)
-                return 0;
-        for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
-                if (sigismember(&pending, stops[i]) == 1)
-                        return stops[i];
-        }
-        return 0;
-}
-
 /* Wait until the ready pipe has something to say or EOF. Every wait has a
  * way out: the pipe's write end is also held by the outer bwrap, so a
  * launcher that died (killed by the OOM killer, say) is noticed by its
@@ -158,7 +143,7 @@ static int wait_ready_readable(struct create_ctx *c, struct sb_error *err)
                         return sb_fail(err, errno, "wait for the container's setup");
                 if (r > 0)
                         return 0;
-                int signo = pending_termination();
+                int signo = process_wait_pending_stop();
                 if (signo != 0)
                         return sb_fail(err, EINTR, "container setup interrupted by signal %d (%s)",
                                        signo, strsignal(signo));

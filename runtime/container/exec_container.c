@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ struct exec_ctx {
         int console_fd;       /* the socket the init sends the pty master on */
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2];        /* the first child reports "P<pid>" or "E<message>" */
+        int ready[2];         /* the init: HANDSHAKE_READY once in the cgroup and set up */
         char *exec_path;
         struct oci_config *config;     /* the container's, from its state dir */
         struct operator_policy policy; /* the one it was created under, from there too */
@@ -73,8 +75,9 @@ static void exec_ctx_release(struct exec_ctx *x)
         oci_process_free(x->process);
         init_plan_release(&x->plan);
         free(x->exec_path);
-        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,         x->cgroup_fd,
-                      x->report[0], x->report[1], x->console_fd, x->console_receiver };
+        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,          x->cgroup_fd,
+                      x->report[0], x->report[1], x->console_fd, x->console_receiver, x->ready[0],
+                      x->ready[1] };
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
                 if (fds[i] >= 0)
                         close(fds[i]);
@@ -95,24 +98,31 @@ static _Noreturn void child_die(int report_fd, const char *what, int errnum)
 static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
 {
         int floor = launcher_fd_number(preserve_fds, LFD_COUNT) + 1;
-        int image = fcntl(x->image_fd, F_DUPFD_CLOEXEC, floor);
-        int plan = fcntl(x->plan_fd, F_DUPFD_CLOEXEC, floor);
         int image_target = launcher_fd_number(preserve_fds, LFD_INIT_IMAGE);
         int plan_target = launcher_fd_number(preserve_fds, LFD_PLAN);
         char argv0[64], plan_arg[16];
+        /* Every source is lifted above every target before the first dup2,
+         * so that no dup2 overwrites a source still to be moved. */
+        struct {
+                int source;
+                enum launcher_fd target;
+        } moves[] = {
+                { x->image_fd, LFD_INIT_IMAGE }, { x->plan_fd, LFD_PLAN },
+                { x->console_fd, LFD_CONSOLE },  { x->seccomp_channel, LFD_SECCOMP },
+                { x->ready[1], LFD_READY },      { x->cgroup_fd, LFD_CGROUP },
+        };
+        const size_t n_moves = sizeof(moves) / sizeof(moves[0]);
 
-        int console = x->console_fd >= 0 ? fcntl(x->console_fd, F_DUPFD_CLOEXEC, floor) : -1;
-        if (image < 0 || plan < 0 || dup2(image, image_target) < 0 || dup2(plan, plan_target) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
-        if (console >= 0 && dup2(console, launcher_fd_number(preserve_fds, LFD_CONSOLE)) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
-        int channel = fcntl(x->seccomp_channel, F_DUPFD_CLOEXEC, floor);
-        if (channel < 0 || dup2(channel, launcher_fd_number(preserve_fds, LFD_SECCOMP)) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
-        int cgroup = x->cgroup_fd >= 0 ? fcntl(x->cgroup_fd, F_DUPFD_CLOEXEC, floor) : -1;
-        if (x->cgroup_fd >= 0 &&
-            (cgroup < 0 || dup2(cgroup, launcher_fd_number(preserve_fds, LFD_CGROUP)) < 0))
-                child_die(x->report[1], "exec: arrange fds", errno);
+        for (size_t i = 0; i < n_moves; i++) {
+                if (moves[i].source >= 0 &&
+                    (moves[i].source = fcntl(moves[i].source, F_DUPFD_CLOEXEC, floor)) < 0)
+                        child_die(x->report[1], "exec: arrange fds", errno);
+        }
+        for (size_t i = 0; i < n_moves; i++) {
+                if (moves[i].source >= 0 &&
+                    dup2(moves[i].source, launcher_fd_number(preserve_fds, moves[i].target)) < 0)
+                        child_die(x->report[1], "exec: arrange fds", errno);
+        }
         for (int fd = 3; fd < 3 + preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);
                 if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
@@ -169,6 +179,43 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
         _exit(0);
 }
 
+/* `exec` returns once the process is in the container's cgroup (its init
+ * joins it) and set up, as `create` does: a caller that lists the cgroup
+ * right after finds it. The wait has a way out: EOF when the init died
+ * (the OOM killer, say; the caller then reports its status) and a pending
+ * SIGINT or SIGTERM, which kills it. */
+static int wait_init_ready(struct exec_ctx *x, int pid, struct sb_error *err)
+{
+        char buf[600];
+        ssize_t n;
+
+        for (;;) {
+                struct pollfd pfd = { .fd = x->ready[0], .events = POLLIN };
+                int r = poll(&pfd, 1, 100);
+                if (r < 0 && errno != EINTR)
+                        return sb_fail(err, errno, "exec: wait for the process's setup");
+                if (r > 0)
+                        break;
+                int signo = process_wait_pending_stop();
+                if (signo != 0) {
+                        kill(pid, SIGKILL);
+                        return sb_fail(err, EINTR, "exec: setup interrupted by signal %d (%s)",
+                                       signo, strsignal(signo));
+                }
+        }
+        do
+                n = read(x->ready[0], buf, sizeof(buf) - 1);
+        while (n < 0 && errno == EINTR);
+        if (n > 0 && buf[0] == HANDSHAKE_READY)
+                return 0;
+        if (n > 0 && buf[0] == HANDSHAKE_ERROR) {
+                buf[n] = '\0';
+                return sb_fail(err, 0, "exec: %s", buf + 1);
+        }
+        /* EOF: the init went before it was set up; its status tells why. */
+        return 0;
+}
+
 static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct sb_error *err)
 {
         char buf[600];
@@ -181,6 +228,8 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
                 join_and_fork(x, preserve_fds);
         close(x->report[1]);
         x->report[1] = -1;
+        close(x->ready[1]);
+        x->ready[1] = -1;
         /* Only the init may hold the other end, or a failed init would leave
          * us waiting for a pty master forever. */
         if (x->console_fd >= 0) {
@@ -198,7 +247,7 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         if (buf[0] == HANDSHAKE_ERROR)
                 return sb_fail(err, 0, "%s", buf + 1);
         *pid = atoi(buf + 1);
-        return 0;
+        return wait_init_ready(x, *pid, err);
 }
 
 /* memory.events oom_kill of the container's cgroup; 0 without one. */
@@ -278,7 +327,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 return -1;
         if (plan_fill_process(&x->plan, x->process, x->exec_path, cwd, 0, err) < 0)
                 return -1;
-        x->plan.ready_fd = -1;
+        x->plan.ready_fd = launcher_fd_number(opts->preserve_fds, LFD_READY);
         x->plan.fifo_fd = -1;
         x->plan.stderr_fd = -1;
         x->plan.preserve_fds = opts->preserve_fds;
@@ -322,7 +371,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->image_fd = init_image_memfd(err);
         if (x->image_fd < 0)
                 return -1;
-        if (pipe2(x->report, O_CLOEXEC) < 0)
+        if (pipe2(x->report, O_CLOEXEC) < 0 || pipe2(x->ready, O_CLOEXEC) < 0)
                 return sb_fail(err, errno, "pipe");
         return 0;
 }
@@ -338,6 +387,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                               .plan_fd = -1,
                               .cgroup_fd = -1,
                               .report = { -1, -1 },
+                              .ready = { -1, -1 },
                               .console_fd = -1,
                               .console_receiver = -1,
                               .seccomp_channel = -1 };
