@@ -63,15 +63,19 @@ bounded() {
         assert_no_leftovers "$ID"
 }
 
-@test "without a cgroup namespace the process sees itself in the container's cgroup" {
+@test "512 KiB memory limit: the container's pid 1 is in its cgroup, seen from the host" {
         make_bundle
-        set_args cat /proc/self/cgroup
-        edit_config '.linux.resources.memory = {"limit": 524288}
-                | .linux.namespaces |= map(select(.type != "cgroup"))'
+        set_args sleep 1000
+        edit_config '.linux.resources.memory = {"limit": 524288}'
 
-        bounded run -b "$BUNDLE" "$ID"
+        bounded run -d -b "$BUNDLE" "$ID"
         [ "$rc" -eq 0 ]
-        [ "$(cat "$TEST_DIR/out")" = "0::/sbrun/$ID" ]
+        local pid
+        pid=$(container_pid "$ID")
+        [ "$(cat "/proc/$pid/cgroup")" = "0::/sbrun/$ID" ]
+        grep -qx "$pid" "$(cgdir)/cgroup.procs"
+        bounded delete --force "$ID"
+        [ "$rc" -eq 0 ]
         assert_no_leftovers "$ID"
 }
 
