@@ -1,7 +1,7 @@
 /* The container's cgroup during `create`: decided before anything exists
  * (operator policy, host check, cgroupsPath, resource conversion), made
  * after the state directory (mkdir, controllers, limits), joined by the
- * launcher, removed again if create fails.
+ * sbrun-init, removed again if create fails.
  *
  * Fail closed: a host without usable cgroup v2 controllers refuses the
  * container unless the operator's policy says "cgroups": {"enforce":
@@ -32,7 +32,7 @@ struct container_cgroup {
         struct cgroup_root root;
         struct cgroup cg;
         struct cgroup_settings settings;
-        struct device_filter devices; /* attached before the launcher joins */
+        struct device_filter devices; /* attached before the init joins */
         char *rel;                    /* under the cgroup2 mount */
         bool unenforced;              /* no cgroup: the operator opted out on this host */
 };
@@ -52,7 +52,8 @@ int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);
  * before the cgroup exists. */
 char *container_cgroup_planned_path(const struct container_cgroup *cc);
 
-/* For the launcher to join; -1 when unenforced. */
+/* The cgroup directory (create opens cgroup.procs in it for the init to
+ * join); -1 when unenforced. */
 static inline int container_cgroup_fd(const struct container_cgroup *cc)
 {
         return cc->cg.dir_fd;

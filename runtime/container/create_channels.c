@@ -51,6 +51,16 @@ int create_open_channels(struct create_ctx *c, const struct create_request *req,
                                          open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (c->fds[LFD_PIDNS] < 0)
                 return sb_fail(err, errno, "pid namespace fd");
+        /* Opened here, as host root in the host's cgroup namespace: the
+         * kernel checks a write to cgroup.procs against the opener's
+         * credentials and namespace, so the init can join from inside its
+         * user and cgroup namespaces. */
+        int cgroup_dir = container_cgroup_fd(&c->cgroup);
+        c->fds[LFD_CGROUP] = cgroup_dir >= 0 ?
+                                     openat(cgroup_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) :
+                                     open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (c->fds[LFD_CGROUP] < 0)
+                return sb_fail(err, errno, "cgroup %s: open cgroup.procs", c->cgroup.cg.path);
         c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
         if (c->fds[LFD_SECCOMP] < 0)
                 return -1;

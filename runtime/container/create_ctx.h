@@ -38,6 +38,7 @@ struct create_ctx {
         int fds[LFD_COUNT];
         int ready_read, error_read, error_write, info_read;
         pid_t launcher;
+        int launcher_status; /* its wait status, once reaped while waiting for ready */
         int container_pid;
         int userns_sync, userns_sync_child;
         int console_receiver; /* our end of the console pair, for console_to_caller */

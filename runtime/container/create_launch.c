@@ -8,13 +8,16 @@
 #include "oci/json_read.h"
 #include "runtime/container/console.h"
 #include "runtime/container/create_ctx.h"
+#include "runtime/container/process_wait.h"
 #include "runtime/init/handshake.h"
 #include "runtime/sandbox/bwrap_args.h"
 #include "runtime/sandbox/id_map.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,7 +39,6 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
                 .error_pipe = c->error_write,
                 .preserve_fds = c->preserve_fds,
                 .userns_sync = c->userns_sync_child,
-                .cgroup_fd = container_cgroup_fd(&c->cgroup),
                 .hostname = c->config->hostname,
                 .domainname = c->config->domainname,
                 .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,
@@ -56,6 +58,9 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
                 lc.unshare[t] = c->ns.unshare[t];
         }
         lc.unshare[OCI_NS_USER] = c->ns.new_user;
+        /* sbrun-init makes it, right after it joined the cgroup, so that it is
+         * rooted there (create_plan.c). */
+        lc.unshare[OCI_NS_CGROUP] = false;
         if (lc.hostname && !*lc.hostname)
                 lc.hostname = NULL;
         if (lc.domainname && !*lc.domainname)
@@ -124,6 +129,52 @@ static char *read_all_nonblocking(int fd, size_t *out_len)
         return text;
 }
 
+/* Wait until the ready pipe has something to say or EOF. Every wait has a
+ * way out: the pipe's write end is also held by the outer bwrap, so a
+ * launcher that died (killed by the OOM killer, say) is noticed by its
+ * exit rather than by EOF, and a SIGINT or SIGTERM that `run` holds
+ * pending ends the wait too (create_ctx_release then kills what exists). */
+static int wait_ready_readable(struct create_ctx *c, struct sb_error *err)
+{
+        for (;;) {
+                struct pollfd pfd = { .fd = c->ready_read, .events = POLLIN };
+                int r = poll(&pfd, 1, 100);
+                if (r < 0 && errno != EINTR)
+                        return sb_fail(err, errno, "wait for the container's setup");
+                if (r > 0)
+                        return 0;
+                int signo = process_wait_pending_stop();
+                if (signo != 0)
+                        return sb_fail(err, EINTR, "container setup interrupted by signal %d (%s)",
+                                       signo, strsignal(signo));
+                int status;
+                pid_t done = waitpid(c->launcher, &status, WNOHANG);
+                if (done == c->launcher) {
+                        /* Whatever it wrote before it went is read below. */
+                        c->launcher_status = status;
+                        c->launcher = 0;
+                        return 0;
+                }
+        }
+}
+
+/* A setup the kernel's OOM killer ended says so: the cgroup counts it. */
+static int note_oom_kill(struct create_ctx *c, struct sb_error *err)
+{
+        struct sb_error ignored = { 0 };
+        uint64_t kills = 0;
+
+        if (c->cgroup.cg.dir_fd >= 0 && cgroup_oom_kills(&c->cgroup.cg, &kills, &ignored) == 0 &&
+            kills > 0)
+                sb_error_prefix(err,
+                                "OOM: the kernel's OOM killer killed %" PRIu64
+                                " process(es) of the container's setup at its memory limit "
+                                "(linux.resources.memory.limit; memory.events in %s)",
+                                kills, c->cgroup.cg.path);
+        sb_error_clear(&ignored);
+        return -1;
+}
+
 /* The launcher, bwrap and init report through the ready pipe:
  * HANDSHAKE_READY when the container waits on exec.fifo, HANDSHAKE_ERROR
  * and a message on failure, nothing if bwrap died (its own message is then
@@ -131,8 +182,15 @@ static char *read_all_nonblocking(int fd, size_t *out_len)
 int create_wait_ready(struct create_ctx *c, struct sb_error *err)
 {
         char first;
-        ssize_t n;
+        ssize_t n = 0;
 
+        if (wait_ready_readable(c, err) < 0)
+                return -1;
+        if (c->launcher == 0) {
+                int flags = fcntl(c->ready_read, F_GETFL);
+                if (flags >= 0)
+                        fcntl(c->ready_read, F_SETFL, flags | O_NONBLOCK);
+        }
         do
                 n = read(c->ready_read, &first, 1);
         while (n < 0 && errno == EINTR);
@@ -141,17 +199,22 @@ int create_wait_ready(struct create_ctx *c, struct sb_error *err)
         if (n == 1 && first == HANDSHAKE_ERROR) {
                 _cleanup_free_ char *msg = NULL;
                 sb_read_fd(c->ready_read, 64 * 1024, &msg, NULL, err);
-                return sb_fail(err, 0, "%s", msg ? msg : "container setup failed");
+                sb_fail(err, 0, "%s", msg ? msg : "container setup failed");
+                return note_oom_kill(c, err);
         }
-        int status = 0;
-        while (waitpid(c->launcher, &status, 0) < 0 && errno == EINTR)
-                ;
-        c->launcher = 0;
+        int status = c->launcher_status;
+        if (c->launcher != 0) {
+                while (waitpid(c->launcher, &status, 0) < 0 && errno == EINTR)
+                        ;
+                c->launcher = 0;
+        }
         _cleanup_free_ char *bwrap_msg = read_all_nonblocking(c->error_read, NULL);
         if (WIFEXITED(status))
-                return sb_fail(err, 0, "bwrap failed (exit status %d): %s", WEXITSTATUS(status),
-                               bwrap_msg && *bwrap_msg ? bwrap_msg : "no message");
-        return sb_fail(err, 0, "bwrap was killed by signal %d", WTERMSIG(status));
+                sb_fail(err, 0, "bwrap failed (exit status %d): %s", WEXITSTATUS(status),
+                        bwrap_msg && *bwrap_msg ? bwrap_msg : "no message");
+        else
+                sb_fail(err, 0, "bwrap was killed by signal %d", WTERMSIG(status));
+        return note_oom_kill(c, err);
 }
 
 /* bwrap writes {"child-pid": N, "<type>-namespace": ID, ...} and closes the

@@ -28,6 +28,9 @@ int create_plan_prepare(struct create_ctx *c, const char *session_keyring, struc
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)
                 return -1;
+        if (container_cgroup_fd(&c->cgroup) >= 0)
+                c->plan.cgroup_procs_fd = launcher_fd_number(preserve_fds, LFD_CGROUP);
+        c->plan.unshare_cgroupns = c->ns.unshare[OCI_NS_CGROUP];
         /* The floor first: the spec's filter is stacked on top of it. */
         if (floor_seccomp_to_plan(&c->floor, &c->plan, err) < 0)
                 return -1;

@@ -10,6 +10,7 @@
 #include "spec/floor_lsm.h"
 #include "spec/operator_policy.h"
 #include "oci/state.h"
+#include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
@@ -28,7 +29,9 @@
 #include "runtime/init/handshake.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,10 +49,12 @@ struct exec_ctx {
         struct oci_state *state;
         struct oci_process *process;
         struct init_plan plan;
-        int pidfd, root_fd, image_fd, plan_fd, cgroup_fd;
+        int pidfd, root_fd, image_fd, plan_fd;
+        int cgroup_fd;        /* the container's cgroup.procs (O_WRONLY), for the init */
         int console_fd;       /* the socket the init sends the pty master on */
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2];        /* the first child reports "P<pid>" or "E<message>" */
+        int ready[2];         /* the init: HANDSHAKE_READY once in the cgroup and set up */
         char *exec_path;
         struct oci_config *config;     /* the container's, from its state dir */
         struct operator_policy policy; /* the one it was created under, from there too */
@@ -71,8 +76,9 @@ static void exec_ctx_release(struct exec_ctx *x)
         oci_process_free(x->process);
         init_plan_release(&x->plan);
         free(x->exec_path);
-        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,         x->cgroup_fd,
-                      x->report[0], x->report[1], x->console_fd, x->console_receiver };
+        int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,          x->cgroup_fd,
+                      x->report[0], x->report[1], x->console_fd, x->console_receiver, x->ready[0],
+                      x->ready[1] };
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
                 if (fds[i] >= 0)
                         close(fds[i]);
@@ -93,20 +99,31 @@ static _Noreturn void child_die(int report_fd, const char *what, int errnum)
 static _Noreturn void become_init(const struct exec_ctx *x, int preserve_fds)
 {
         int floor = launcher_fd_number(preserve_fds, LFD_COUNT) + 1;
-        int image = fcntl(x->image_fd, F_DUPFD_CLOEXEC, floor);
-        int plan = fcntl(x->plan_fd, F_DUPFD_CLOEXEC, floor);
         int image_target = launcher_fd_number(preserve_fds, LFD_INIT_IMAGE);
         int plan_target = launcher_fd_number(preserve_fds, LFD_PLAN);
         char argv0[64], plan_arg[16];
+        /* Every source is lifted above every target before the first dup2,
+         * so that no dup2 overwrites a source still to be moved. */
+        struct {
+                int source;
+                enum launcher_fd target;
+        } moves[] = {
+                { x->image_fd, LFD_INIT_IMAGE }, { x->plan_fd, LFD_PLAN },
+                { x->console_fd, LFD_CONSOLE },  { x->seccomp_channel, LFD_SECCOMP },
+                { x->ready[1], LFD_READY },      { x->cgroup_fd, LFD_CGROUP },
+        };
+        const size_t n_moves = sizeof(moves) / sizeof(moves[0]);
 
-        int console = x->console_fd >= 0 ? fcntl(x->console_fd, F_DUPFD_CLOEXEC, floor) : -1;
-        if (image < 0 || plan < 0 || dup2(image, image_target) < 0 || dup2(plan, plan_target) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
-        if (console >= 0 && dup2(console, launcher_fd_number(preserve_fds, LFD_CONSOLE)) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
-        int channel = fcntl(x->seccomp_channel, F_DUPFD_CLOEXEC, floor);
-        if (channel < 0 || dup2(channel, launcher_fd_number(preserve_fds, LFD_SECCOMP)) < 0)
-                child_die(x->report[1], "exec: arrange fds", errno);
+        for (size_t i = 0; i < n_moves; i++) {
+                if (moves[i].source >= 0 &&
+                    (moves[i].source = fcntl(moves[i].source, F_DUPFD_CLOEXEC, floor)) < 0)
+                        child_die(x->report[1], "exec: arrange fds", errno);
+        }
+        for (size_t i = 0; i < n_moves; i++) {
+                if (moves[i].source >= 0 &&
+                    dup2(moves[i].source, launcher_fd_number(preserve_fds, moves[i].target)) < 0)
+                        child_die(x->report[1], "exec: arrange fds", errno);
+        }
         for (int fd = 3; fd < 3 + preserve_fds; fd++) {
                 int flags = fcntl(fd, F_GETFD);
                 if (flags < 0 || fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
@@ -130,8 +147,13 @@ static void apply_rlimits(const struct exec_ctx *x)
         }
 }
 
-/* The first child: joins the cgroup and namespaces, forks the process that
- * will be in the container's pid namespace, reports its pid and goes. */
+/* The first child: joins the namespaces, forks the process that will be in
+ * the container's pid namespace, reports its pid and goes. The cgroup is
+ * joined by that process's sbrun-init (init_main.c), so that neither this
+ * fork of sbrun nor the init's exec is charged to a container that may be
+ * at its memory limit; as with runc's exec, the process is then moved
+ * into the cgroup rather than forked there, so pids.max counts it but
+ * does not refuse it. */
 static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
 {
         sigset_t none;
@@ -145,12 +167,6 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
          * /proc/<pid>/exe. The init repeats this after its execve. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 child_die(x->report[1], "exec: make the process non-dumpable", errno);
-        if (x->cgroup_fd >= 0) {
-                int fd = openat(x->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-                if (fd < 0 || sb_write_all(fd, "0", 1) < 0)
-                        child_die(x->report[1], "exec: join the container's cgroup", errno);
-                close(fd);
-        }
         apply_rlimits(x);
         if (ns_join_process(x->pidfd, x->state->pid) < 0)
                 child_die(x->report[1], "exec: join the container's namespaces", errno);
@@ -162,6 +178,43 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
         int n = snprintf(buf, sizeof(buf), "%c%d", HANDSHAKE_EXEC_PID, (int)pid);
         sb_write_all(x->report[1], buf, (size_t)n);
         _exit(0);
+}
+
+/* `exec` returns once the process is in the container's cgroup (its init
+ * joins it) and set up, as `create` does: a caller that lists the cgroup
+ * right after finds it. The wait has a way out: EOF when the init died
+ * (the OOM killer, say; the caller then reports its status) and a pending
+ * SIGINT or SIGTERM, which kills it. */
+static int wait_init_ready(struct exec_ctx *x, int pid, struct sb_error *err)
+{
+        char buf[600];
+        ssize_t n;
+
+        for (;;) {
+                struct pollfd pfd = { .fd = x->ready[0], .events = POLLIN };
+                int r = poll(&pfd, 1, 100);
+                if (r < 0 && errno != EINTR)
+                        return sb_fail(err, errno, "exec: wait for the process's setup");
+                if (r > 0)
+                        break;
+                int signo = process_wait_pending_stop();
+                if (signo != 0) {
+                        kill(pid, SIGKILL);
+                        return sb_fail(err, EINTR, "exec: setup interrupted by signal %d (%s)",
+                                       signo, strsignal(signo));
+                }
+        }
+        do
+                n = read(x->ready[0], buf, sizeof(buf) - 1);
+        while (n < 0 && errno == EINTR);
+        if (n > 0 && buf[0] == HANDSHAKE_READY)
+                return 0;
+        if (n > 0 && buf[0] == HANDSHAKE_ERROR) {
+                buf[n] = '\0';
+                return sb_fail(err, 0, "exec: %s", buf + 1);
+        }
+        /* EOF: the init went before it was set up; its status tells why. */
+        return 0;
 }
 
 static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct sb_error *err)
@@ -177,6 +230,8 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         SB_FAULT_POINT("exec.after-fork");
         close(x->report[1]);
         x->report[1] = -1;
+        close(x->ready[1]);
+        x->ready[1] = -1;
         /* Only the init may hold the other end, or a failed init would leave
          * us waiting for a pty master forever. */
         if (x->console_fd >= 0) {
@@ -195,7 +250,34 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
                 return sb_fail(err, 0, "%s", buf + 1);
         *pid = atoi(buf + 1);
         SB_FAULT_POINT("exec.after-join");
-        return 0;
+        return wait_init_ready(x, *pid, err);
+}
+
+/* memory.events oom_kill of the container's cgroup; 0 without one. */
+static uint64_t oom_kills_now(const struct oci_state *state)
+{
+        _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
+        struct sb_error ignored = { 0 };
+        uint64_t kills = 0;
+
+        if (state->cgroup_path != NULL && cgroup_open(state->cgroup_path, &cg, &ignored) == 0)
+                cgroup_oom_kills(&cg, &kills, &ignored);
+        sb_error_clear(&ignored);
+        return kills;
+}
+
+/* An exec'd process killed with SIGKILL while the cgroup counted a new OOM
+ * kill was, most likely, the OOM killer's victim: say so, since the init
+ * or the process itself had no chance to. */
+static void note_oom_kill(const struct oci_state *state, uint64_t before, int code)
+{
+        uint64_t after = oom_kills_now(state);
+
+        if (code == 128 + SIGKILL && after > before)
+                sb_warn("exec: container %s: OOM: the kernel's OOM killer killed %" PRIu64
+                        " process(es) at the memory limit while the process ran "
+                        "(memory.events oom_kill in %s)",
+                        state->id, after - before, state->cgroup_path);
 }
 
 static int check_process(const struct oci_process *p, const struct exec_options *opts,
@@ -248,7 +330,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 return -1;
         if (plan_fill_process(&x->plan, x->process, x->exec_path, cwd, 0, err) < 0)
                 return -1;
-        x->plan.ready_fd = -1;
+        x->plan.ready_fd = launcher_fd_number(opts->preserve_fds, LFD_READY);
         x->plan.fifo_fd = -1;
         x->plan.stderr_fd = -1;
         x->plan.preserve_fds = opts->preserve_fds;
@@ -274,6 +356,15 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                         return -1;
                 x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
         }
+        if (x->state->cgroup_path != NULL) {
+                _cleanup_close_ int dir =
+                        open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                x->cgroup_fd = dir >= 0 ? openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+                if (x->cgroup_fd < 0)
+                        return sb_fail(err, errno, "exec: open %s/cgroup.procs",
+                                       x->state->cgroup_path);
+                x->plan.cgroup_procs_fd = launcher_fd_number(opts->preserve_fds, LFD_CGROUP);
+        }
         if (init_plan_encode(&x->plan, &encoded, &len, err) < 0)
                 return -1;
         x->plan_fd = memfd_create("sbrun-exec-plan", MFD_CLOEXEC);
@@ -283,12 +374,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->image_fd = init_image_memfd(err);
         if (x->image_fd < 0)
                 return -1;
-        if (x->state->cgroup_path != NULL) {
-                x->cgroup_fd = open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (x->cgroup_fd < 0)
-                        return sb_fail(err, errno, "exec: open cgroup %s", x->state->cgroup_path);
-        }
-        if (pipe2(x->report, O_CLOEXEC) < 0)
+        if (pipe2(x->report, O_CLOEXEC) < 0 || pipe2(x->ready, O_CLOEXEC) < 0)
                 return sb_fail(err, errno, "pipe");
         return 0;
 }
@@ -304,6 +390,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                               .plan_fd = -1,
                               .cgroup_fd = -1,
                               .report = { -1, -1 },
+                              .ready = { -1, -1 },
                               .console_fd = -1,
                               .console_receiver = -1,
                               .seccomp_channel = -1 };
@@ -347,6 +434,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                 goto out;
         }
         process_wait_block_signals(&signals);
+        uint64_t oom_kills = oom_kills_now(x.state);
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
@@ -366,6 +454,7 @@ int container_exec(const struct global_options *global, const struct exec_option
         } else {
                 ret = process_wait_forward(pid, &signals);
         }
+        note_oom_kill(x.state, oom_kills, ret);
 out:
         exec_ctx_release(&x);
         return ret;

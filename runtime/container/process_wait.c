@@ -81,6 +81,20 @@ void process_wait_status(int pid, const sigset_t *set, struct wait_deadline *dl,
         }
 }
 
+int process_wait_pending_stop(void)
+{
+        static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+        sigset_t pending;
+
+        if (sigpending(&pending) < 0)
+                return 0;
+        for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+                if (sigismember(&pending, stops[i]) == 1)
+                        return stops[i];
+        }
+        return 0;
+}
+
 int process_wait_forward(int pid, const sigset_t *set)
 {
         int status;

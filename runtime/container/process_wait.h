@@ -39,4 +39,9 @@ int process_wait_code(int status);
 /* process_wait_status without a deadline, as an exit code. */
 int process_wait_forward(int pid, const sigset_t *set);
 
+/* SIGINT, SIGTERM, SIGHUP or SIGQUIT if one is pending (held blocked by
+ * process_wait_block_signals while there is no process to forward it to
+ * yet), else 0. */
+int process_wait_pending_stop(void);
+
 #endif

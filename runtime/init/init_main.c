@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,6 +87,32 @@ static int read_plan(const char *fd_arg, struct init_plan *plan, struct sb_error
                 len += (size_t)n;
         }
         return init_plan_decode(buf, len, plan, err);
+}
+
+/* Into the container's cgroup before anything else of the container is
+ * made: the limits hold for the mounts, devices and the process from here
+ * on, while the pages sbrun and bwrap touched to get here stay charged to
+ * the caller's cgroup (a charge does not move with a migrating process).
+ * A container with a small memory limit thus pays only for itself, as
+ * with crun. The fd was opened by sbrun on the host, and the kernel checks
+ * the write against that opener, not against this process's user and
+ * cgroup namespaces. A new cgroup namespace comes right after, so that its
+ * root is this cgroup, and before the cgroup2 mount, which shows that
+ * root. */
+static int join_cgroup(struct init_plan *plan, struct sb_error *err)
+{
+        if (plan->cgroup_procs_fd >= 0) {
+                int r = sb_write_all(plan->cgroup_procs_fd, "0", 1);
+                int saved = errno;
+                close(plan->cgroup_procs_fd);
+                plan->cgroup_procs_fd = -1;
+                if (r < 0)
+                        return sb_fail(err, saved,
+                                       "join the container's cgroup (write 0 to its cgroup.procs)");
+        }
+        if (plan->unshare_cgroupns && unshare(CLONE_NEWCGROUP) < 0)
+                return sb_fail(err, errno, "linux.namespaces: unshare the cgroup namespace");
+        return 0;
 }
 
 static int setup_container(const struct init_plan *plan, int *console_slave, struct sb_error *err)
@@ -204,8 +231,8 @@ int main(int argc, char **argv)
         }
         /* The labels before the ready report, as runc applies them before it
          * syncs with its parent: a profile the kernel refuses fails create. */
-        if (setup_container(&plan, &console_slave, &err) < 0 || find_executable(&plan, &err) < 0 ||
-            attach_terminal(&plan, &console_slave, &err) < 0 ||
+        if (join_cgroup(&plan, &err) < 0 || setup_container(&plan, &console_slave, &err) < 0 ||
+            find_executable(&plan, &err) < 0 || attach_terminal(&plan, &console_slave, &err) < 0 ||
             init_set_lsm_labels(&plan, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;

@@ -221,6 +221,8 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         put_u64(&w, (uint64_t)(int64_t)plan->seccomp_notify_fd);
         put_str(&w, plan->apparmor_profile);
         put_str(&w, plan->selinux_label);
+        put_u64(&w, (uint64_t)(int64_t)plan->cgroup_procs_fd);
+        put_u64(&w, plan->unshare_cgroupns);
 
         if (w.failed) {
                 free(w.buf);
@@ -317,6 +319,8 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->seccomp_notify_fd = (int)(int64_t)get_u64(&r);
         plan->apparmor_profile = get_str(&r);
         plan->selinux_label = get_str(&r);
+        plan->cgroup_procs_fd = (int)(int64_t)get_u64(&r);
+        plan->unshare_cgroupns = get_u64(&r) != 0;
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||

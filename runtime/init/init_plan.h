@@ -99,6 +99,14 @@ struct init_plan {
          * (init_lsm.h). linux.mountLabel travels in the mounts' data. */
         char *apparmor_profile;
         char *selinux_label;
+
+        /* The container's cgroup.procs, opened O_WRONLY by sbrun; -1: no
+         * cgroup. sbrun-init joins it first thing, so that what sbrun and
+         * bwrap allocated while setting up stays charged to the caller. Then,
+         * with unshare_cgroupns, it makes the cgroup namespace, rooted at
+         * the cgroup just joined. */
+        int cgroup_procs_fd;
+        bool unshare_cgroupns;
 };
 
 /* Serialise into a malloc'd buffer. */

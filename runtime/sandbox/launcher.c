@@ -131,19 +131,6 @@ static void apply_identity(const struct launcher_config *lc, int ready_fd)
         }
 }
 
-/* Into the container's cgroup before bwrap exists: every limit is in force
- * before any container code runs, and a new cgroup namespace made later is
- * rooted here. */
-static void join_cgroup(const struct launcher_config *lc, int ready_fd)
-{
-        if (lc->cgroup_fd < 0)
-                return;
-        int fd = openat(lc->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-        if (fd < 0 || sb_write_all(fd, "0", 1) < 0)
-                launcher_die(ready_fd, "join the container's cgroup", errno);
-        close(fd);
-}
-
 static void apply_limits(const struct launcher_config *lc, int ready_fd)
 {
         for (size_t i = 0; i < lc->n_rlimits; i++) {
@@ -187,9 +174,6 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
         }
         if (lc->userns_sync >= 0 &&
             (lc->userns_sync = fcntl(lc->userns_sync, F_DUPFD_CLOEXEC, floor)) < 0)
-                launcher_die(*ready_fd, "launcher: dup", errno);
-        if (lc->cgroup_fd >= 0 &&
-            (lc->cgroup_fd = fcntl(lc->cgroup_fd, F_DUPFD_CLOEXEC, floor)) < 0)
                 launcher_die(*ready_fd, "launcher: dup", errno);
 
         for (int i = 0; i < LFD_COUNT; i++) {
@@ -252,7 +236,6 @@ pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
          * the host's capabilities, gone once in a new user namespace. The fd
          * moves come before them, so a low RLIMIT_NOFILE cannot stop those. */
         arrange_fds(&local, &ready_fd);
-        join_cgroup(&local, ready_fd);
         apply_limits(&local, ready_fd);
         enter_namespaces(&local, ready_fd);
         apply_identity(&local, ready_fd);

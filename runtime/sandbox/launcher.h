@@ -1,5 +1,8 @@
 /* The launcher: a child of `sbrun create` that puts itself into the
- * container's namespaces, limits and fd layout, then becomes bwrap. */
+ * container's namespaces, limits and fd layout, then becomes bwrap. It does
+ * not join the container's cgroup: sbrun-init does, through LFD_CGROUP, so
+ * that what the launcher and bwrap allocate is not charged to the
+ * container (docs/design.md, "What is charged to the container"). */
 #ifndef SB_LAUNCHER_H
 #define SB_LAUNCHER_H
 
@@ -23,6 +26,8 @@ enum launcher_fd {
         LFD_CONSOLE,    /* unix socket the pty master is sent on (or /dev/null) */
         LFD_SECCOMP,    /* seccomp notify hand-over socket (or /dev/null) */
         LFD_PIDNS,      /* a pid namespace to join, for bwrap --pidns (or /dev/null) */
+        LFD_CGROUP,     /* the container's cgroup.procs, O_WRONLY, for the init to
+                         * join (or /dev/null when there is no cgroup) */
         LFD_COUNT
 };
 
@@ -39,7 +44,6 @@ struct launcher_config {
         int ns_fds[OCI_NS_COUNT];   /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
         int userns_sync;            /* socket: HANDSHAKE_USERNS_UNSHARED, then _MAPPED back */
-        int cgroup_fd;              /* the container's cgroup directory, joined first; -1: none */
         const char *hostname;
         const char *domainname;
         const struct oci_kv *sysctl;

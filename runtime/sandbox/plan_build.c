@@ -145,6 +145,7 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
              (plan->selinux_label = strdup(process->selinux_label)) == NULL))
                 return sb_fail(err, ENOMEM, "init plan");
         plan->console_fd = -1;
+        plan->cgroup_procs_fd = -1;
         plan->terminal = process->terminal;
         if (process->has_console_size) {
                 plan->console_height = process->console_size.height;

@@ -1,5 +1,6 @@
 #!/bin/bash
 # tests/vm/cgroups-suite.sh — sbrun's cgroup v2 tests (tests/vm/cgroups_v2.bats,
+# tests/vm/memory_limit.bats,
 # tests/vm/cgroups_devices_events.bats), the floor attacks that need real
 # cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
 # an AppArmor profile confining a container (tests/vm/lsm.bats), then the
@@ -47,8 +48,8 @@ if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 fi
 export SBRUN_FLOOR_ATTACK
 
-bats "$@" "$here/cgroups_v2.bats" "$here/cgroups_devices_events.bats" "$here/floor_attacks.bats" \
-	"$here/lsm.bats" "$here/check.bats"
+bats "$@" "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
+	"$here/floor_attacks.bats" "$here/lsm.bats" "$here/check.bats"
 rc=$?
 
 # sbrun killed at the fault points of create, delete and run
