@@ -30,6 +30,7 @@ lane=host
 [ "${SBRUN_VM:-0}" = 1 ] && lane=vm
 
 tiny=0 rounds=5 runs=20 out="" scale=1 inner=0
+args=("$@")
 while [ $# -gt 0 ]; do
         case $1 in
         --tiny) tiny=1 rounds=1 runs=3 ;;
@@ -72,9 +73,7 @@ SBRUN=$(realpath "$SBRUN")
 # runs in that same namespace, so none pays for the workaround.
 hybrid_masked=false
 if [ "$lane" = host ] && [ "$inner" = 0 ] && grep -q . /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null; then
-        exec unshare --mount --propagation private "$0" --inner "$@" \
-                $([ "$tiny" = 1 ] && echo --tiny) --rounds "$rounds" --runs "$runs" \
-                --out "$out" $([ "$scale" = 0 ] && echo --no-scale)
+        exec unshare --mount --propagation private "$0" --inner ${args[@]+"${args[@]}"} --out "$out"
 fi
 if [ "$inner" = 1 ]; then
         mkdir -p "$out"
@@ -104,10 +103,11 @@ mkdir -p "$bundle"
 "$SBRUN_SRCDIR/tests/lib/make-rootfs.sh" "$work/rootfs-cache" >/dev/null
 cp -a "$work/rootfs-cache" "$bundle/rootfs"
 # runc's starter spec, with no terminal, /bin/true, a read-only root and a
-# cgroup namespace (sbrun's floor always adds one; the others get it asked).
+# cgroup namespace (sbrun's floor always adds one; the others get it asked;
+# runc spec has one already on a cgroup v2 host).
 (cd "$bundle" && runc spec)
 jq '.process.terminal = false | .process.args = ["/bin/true"] | .root.readonly = true
-    | .linux.namespaces += [{"type": "cgroup"}]' "$bundle/config.json" >"$bundle/c.json"
+    | if any(.linux.namespaces[]; .type == "cgroup") then . else .linux.namespaces += [{"type": "cgroup"}] end' "$bundle/config.json" >"$bundle/c.json"
 mv "$bundle/c.json" "$bundle/config.json"
 # The scale cases' bundle: the same config, a long sleep.
 cp -a "$bundle" "$work/sleeper"
@@ -172,7 +172,9 @@ done
 # bench_case CASE SHELL ORDER...: ROUNDS hyperfine calls, the command order
 # rotated each round so that no runtime always runs first or last.
 bench_case() {
-        local case=$1 shell=$2 r i n
+        local case=$1 r i n
+        local -a shell=()
+        [ "$2" = none ] && shell=(-N)
         shift 2
         local -n cmds=cmd_$case
         local names=("$@")
@@ -183,7 +185,7 @@ bench_case() {
                         args+=(--command-name "$n" "${cmds[$n]}")
                 done
                 say "$case: round $r of $rounds"
-                hyperfine $([ "$shell" = none ] && echo -N) --style none --warmup 2 \
+                hyperfine ${shell[@]+"${shell[@]}"} --style none --warmup 2 \
                         --runs "$runs" --export-json "$out/raw/$case-round$r.json" \
                         "${args[@]}" >/dev/null
         done
@@ -217,9 +219,10 @@ if [ "$scale" = 1 ]; then
         say "scale: starting $n_run containers"
         for ((k = 1; k <= n_run; k++)); do
                 echo "s$k" >>"$work/ids"
-                "${sc[@]}" create -b "$work/sleeper" "s$k" </dev/null >/dev/null 2>&1 &&
-                        "${sc[@]}" start "s$k" ||
+                if ! "${sc[@]}" create -b "$work/sleeper" "s$k" </dev/null >/dev/null 2>&1 ||
+                        ! "${sc[@]}" start "s$k"; then
                         die "container s$k did not start (see $work/sbrun.log)"
+                fi
         done
         # A process whose executable is sbrun, while the containers run.
         stayed=0
@@ -277,6 +280,17 @@ if [ "$scale" = 1 ]; then
                 } | .list_n_over_1 = (.list_n_ms / .list_1_ms)')
 fi
 
+# ---- the engine case: podman run, sbrun against crun (VM lane) ---------------
+# Only where crun can make the container's cgroup: a podman on the hybrid
+# host would make cgroups in every v1 hierarchy (tests/engines/lib/podman.bash).
+if [ "$lane" = vm ] && [ "${SBRUN_BENCH_PODMAN:-1}" = 1 ]; then
+        say "podman: run --rm IMAGE true with sbrun and with crun"
+        BENCH_OUT=$out BENCH_RUNS=$((tiny ? 3 : runs)) BENCH_ROUNDS=$((tiny ? 1 : rounds)) \
+                SBRUN_TEST_TMP=$work/podman-tmp SBRUN_ROOTFS=$work/rootfs-cache \
+                bats --tap "$here/lib/podman-bench.bats" </dev/null >"$out/podman.tap" 2>&1 ||
+                say "podman case failed (see $out/podman.tap): left out"
+fi
+
 # ---- results.json -----------------------------------------------------------
 versions=$(jq -n --arg sbrun "$("$SBRUN" --version 2>&1 | head -n 1)" \
         --arg crun "$(crun --version | head -n 1)" --arg runc "$(runc --version | head -n 1)" \
@@ -294,7 +308,7 @@ jq -n --arg lane "$lane" --argjson rounds "$rounds" --argjson runs "$runs" \
         {lane: $lane, date: $date, cpus: ($cpus | tonumber), rounds: $rounds,
          runs: $runs, tiny: ($tiny == 1), hybrid_controllers_masked: $masked,
          versions: $versions, scale: $scale}' >"$out/head.json"
-for f in "$out"/raw/run-round*.json "$out"/raw/cycle-round*.json; do
+for f in "$out"/raw/*-round*.json; do
         c=$(basename "$f" | sed 's/-round.*//')
         jq -c --arg c "$c" '{case: $c, r: (.results | map({key: .command, value: (.times | map(. * 1000))}) | from_entries)}' "$f"
 done >"$out/rounds.jsonl"
@@ -316,7 +330,8 @@ jq -n --slurpfile head "$out/head.json" '
                ratios: ($names | map(select(. != "sbrun")) | map(. as $n | {
                     key: ("sbrun/" + $n),
                     value: ($meds | map(.sbrun / .[$n]) | median)}) | from_entries)};
-        $head[0] + {cases: {run: summary("run"), cycle: summary("cycle")}}' \
+        $head[0] + {cases: ($all | map(.case) | unique | map({key: ., value: summary(.)})
+                | from_entries)}' \
         "$out/rounds.jsonl" >"$out/results.json"
 rm -f "$out/head.json" "$out/rounds.jsonl"
 
@@ -347,11 +362,11 @@ gp=$out/bench.gp
 {
         echo "set terminal pngcairo size 1200,520 font ',10'"
         echo "set output '$out/bench.png'"
-        echo "set multiplot layout 1,2 title 'sbrun bench, $lane lane: every timed run (ms, log scale); box = quartiles, line = median'"
+        echo "set multiplot layout 1,$(jq '.cases | length' "$out/results.json") title 'sbrun bench, $lane lane: every timed run (ms, log scale); box = quartiles, line = median'"
         echo "set style data boxplot; set style boxplot outliers pointtype 7; set style fill solid 0.3"
         echo "set logscale y; set grid ytics; set ylabel 'ms'; unset key; set xtics nomirror"
         echo "set boxwidth 0.5; set pointsize 0.4"
-        for c in run cycle; do
+        for c in $(jq -r '.cases | keys[]' "$out/results.json"); do
                 i=0 plots=() labels=()
                 for n in $(plot_cols "$c"); do
                         i=$((i + 1))
@@ -362,6 +377,7 @@ gp=$out/bench.gp
                 done
                 [ "$c" = run ] && echo "set title '$c: RUNTIME run /bin/true'"
                 [ "$c" = cycle ] && echo "set title '$c: create, start, delete --force'"
+                [ "$c" = podman ] && echo "set title '$c: podman run --rm IMAGE true'"
                 echo "set xtics ($(
                         IFS=,
                         echo "${labels[*]}"
