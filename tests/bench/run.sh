@@ -187,7 +187,7 @@ bench_case() {
                 say "$case: round $r of $rounds"
                 hyperfine ${shell[@]+"${shell[@]}"} --style none --warmup 2 \
                         --runs "$runs" --export-json "$out/raw/$case-round$r.json" \
-                        "${args[@]}" >/dev/null
+                        "${args[@]}" 2>&1 >/dev/null | grep -v -e '^ *$' -e 'Statistical outliers' >&2 || true
         done
 }
 
@@ -330,7 +330,7 @@ jq -n --slurpfile head "$out/head.json" '
                ratios: ($names | map(select(. != "sbrun")) | map(. as $n | {
                     key: ("sbrun/" + $n),
                     value: ($meds | map(.sbrun / .[$n]) | median)}) | from_entries)};
-        $head[0] + {cases: ($all | map(.case) | unique | map({key: ., value: summary(.)})
+        $head[0] + {cases: ($all | map(.case) | unique | map(. as $c | {key: $c, value: summary($c)})
                 | from_entries)}' \
         "$out/rounds.jsonl" >"$out/results.json"
 rm -f "$out/head.json" "$out/rounds.jsonl"
