@@ -212,10 +212,23 @@ if [ "$scale" = 1 ]; then
                         echo $(((t1 - t0) / 1000))
                 done | jq -s 'map(. / 1000)'
         }
+        # The same moments, bare: bwrap making the same namespaces. A
+        # kernel that slows down with many namespaces alive slows this too.
+        bwrap_times() {
+                local k t0 t1
+                for ((k = 1; k <= reps; k++)); do
+                        t0=$(ns_now)
+                        # shellcheck disable=SC2086 # a word list
+                        ${cmd_run[bwrap]} </dev/null >/dev/null 2>&1
+                        t1=$(ns_now)
+                        echo $(((t1 - t0) / 1000))
+                done | jq -s 'map(. / 1000)'
+        }
         # Warm what the first create of a root caches (the seccomp filter).
         "${sc[@]}" create -b "$work/sleeper" warm </dev/null >/dev/null 2>&1
         "${sc[@]}" delete --force warm >/dev/null 2>&1
         first=$(create_times first)
+        bwrap_first=$(bwrap_times)
         say "scale: starting $n_run containers"
         for ((k = 1; k <= n_run; k++)); do
                 echo "s$k" >>"$work/ids"
@@ -231,6 +244,7 @@ if [ "$scale" = 1 ]; then
         done
         running=$("${sc[@]}" list --format json | jq '[.[] | select(.status == "running")] | length')
         next=$(create_times next)
+        bwrap_next=$(bwrap_times)
         for id in $(cat "$work/ids"); do "${sc[@]}" delete --force "$id" >/dev/null 2>&1; done
         rm -f "$work/ids"
 
@@ -260,6 +274,7 @@ if [ "$scale" = 1 ]; then
                 --command-name "list-1" "$SBRUN --root $work/root/list1 list" \
                 --command-name "list-$n_dirs" "$SBRUN --root $work/root/listN list" >/dev/null
         scale_json=$(jq -n --argjson first "$first" --argjson next "$next" \
+                --argjson bwrap_first "$bwrap_first" --argjson bwrap_next "$bwrap_next" \
                 --argjson stayed "$stayed" --argjson running "$running" \
                 --argjson n_run "$n_run" --argjson n_dirs "$n_dirs" --argjson listed "$listed" \
                 --slurpfile list "$out/raw/list.json" '
@@ -272,6 +287,8 @@ if [ "$scale" = 1 ]; then
                   create_first_ms: ($first | median), create_next_ms: ($next | median),
                   create_first_times_ms: $first, create_next_times_ms: $next,
                   create_next_over_first: (($next | median) / ($first | median)),
+                  bwrap_first_ms: ($bwrap_first | median), bwrap_next_ms: ($bwrap_next | median),
+                  bwrap_next_over_first: (($bwrap_next | median) / ($bwrap_first | median)),
                   list_dirs: $n_dirs, list_listed: $listed,
                   list_1_ms: ($list[0].results[0].times | map(. * 1000) | median),
                   list_n_ms: ($list[0].results[1].times | map(. * 1000) | median),
@@ -349,6 +366,7 @@ jq -r '
         (if .scale == {} then empty else .scale |
           "scale: \(.containers_running) of \(.n_running_wanted) containers running",
           "  create, first: \(.create_first_ms | f) ms; with them running: \(.create_next_ms | f) ms; next/first \(.create_next_over_first | f) (want <= 1.2)",
+          "  bare bwrap at the same moments: \(.bwrap_first_ms | f) ms, then \(.bwrap_next_ms | f) ms; next/first \(.bwrap_next_over_first | f)",
           "  sbrun processes while they run: \(.sbrun_processes_while_running) (want 0)",
           "  list, 1 dir: \(.list_1_ms | f) ms; \(.list_dirs) dirs: \(.list_n_ms | f) ms (\(.list_listed) listed); ratio \(.list_n_over_1 | f) (want < 5)"
         end)' "$out/results.json" | tee "$out/table.txt"
