@@ -357,7 +357,8 @@ jq -r '
         def f: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
         "sbrun bench, \(.lane) lane, \(.rounds) round(s) x \(.runs) runs, \(.date), \(.cpus) CPUs",
         "",
-        (.cases | to_entries[] | .key as $c | .value as $v |
+        (.cases | to_entries | sort_by({run: 0, cycle: 1, podman: 2}[.key] // 9)[]
+          | .key as $c | .value as $v |
           "\($c): median ms (median of the round medians)",
           ($v.commands | to_entries | sort_by(.value.median_ms)[] |
             "  \(.key | . + "          " | .[0:10]) \(.value.median_ms | f)"),
@@ -372,6 +373,8 @@ jq -r '
         end)' "$out/results.json" | tee "$out/table.txt"
 
 # ---- the plot ---------------------------------------------------------------
+case_order='.cases | keys | sort_by({run: 0, cycle: 1, podman: 2}[.] // 9)[]'
+
 plot_cols() { # CASE: one data file per command, times in ms
         jq -r --arg c "$1" '.cases[$c].commands | to_entries | sort_by(.value.median_ms)[] | .key' \
                 "$out/results.json"
@@ -384,7 +387,7 @@ gp=$out/bench.gp
         echo "set style data boxplot; set style boxplot outliers pointtype 7; set style fill solid 0.3"
         echo "set logscale y; set grid ytics; set ylabel 'ms'; unset key; set xtics nomirror"
         echo "set boxwidth 0.5; set pointsize 0.4"
-        for c in $(jq -r '.cases | keys[]' "$out/results.json"); do
+        for c in $(jq -r "$case_order" "$out/results.json"); do
                 i=0 plots=() labels=()
                 for n in $(plot_cols "$c"); do
                         i=$((i + 1))
