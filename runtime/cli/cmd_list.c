@@ -36,13 +36,15 @@ static struct oci_state *peek_state(int root_fd, const char *id)
         fd = openat(root_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
-        while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return NULL;
-                len += (size_t)n;
-        }
+        /* A record is one small regular file, replaced whole by rename: one
+         * read that returns less than the buffer holds has all of it, and
+         * saves the read that would return 0 (a system call per container). */
+        do
+                n = read(fd, buf, sizeof(buf));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return NULL;
+        len = (size_t)n;
         if (len == sizeof(buf)) {
                 if (lseek(fd, 0, SEEK_SET) != 0 ||
                     sb_read_fd(fd, 16 * 1024 * 1024, &big, &len, &ignored) < 0) {
