@@ -91,36 +91,40 @@ void jpath_init(struct jpath *p)
         p->len = 0;
 }
 
-/* A path longer than the buffer is clipped: the message is still useful. */
-static size_t jpath_append(struct jpath *p, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-static size_t jpath_append(struct jpath *p, const char *fmt, ...)
+/* A path longer than the buffer is clipped: the message is still useful.
+ * Plain copies, no printf: every member read pushes a key, and `sbrun list`
+ * reads a record per container, so this runs thousands of times. */
+static void jpath_put(struct jpath *p, const char *text)
+{
+        size_t n = strlen(text), room = sizeof(p->buf) - 1 - p->len;
+
+        if (n > room)
+                n = room;
+        memcpy(p->buf + p->len, text, n);
+        p->len += n;
+        p->buf[p->len] = '\0';
+}
+
+static size_t jpath_append(struct jpath *p, const char *prefix, const char *text)
 {
         size_t saved = p->len;
-        size_t room = sizeof(p->buf) - p->len;
-        va_list ap;
-        int n;
 
-        va_start(ap, fmt);
-        n = vsnprintf(p->buf + p->len, room, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                p->buf[p->len] = '\0';
-        else if ((size_t)n >= room)
-                p->len = sizeof(p->buf) - 1;
-        else
-                p->len += (size_t)n;
+        jpath_put(p, prefix);
+        jpath_put(p, text);
         return saved;
 }
 
 size_t jpath_key(struct jpath *p, const char *key)
 {
-        return jpath_append(p, p->len == 0 ? "%s" : ".%s", key);
+        return jpath_append(p, p->len == 0 ? "" : ".", key);
 }
 
 size_t jpath_index(struct jpath *p, size_t i)
 {
-        return jpath_append(p, "[%zu]", i);
+        char digits[32];
+
+        snprintf(digits, sizeof(digits), "[%zu]", i);
+        return jpath_append(p, "", digits);
 }
 
 void jpath_pop(struct jpath *p, size_t saved)

@@ -20,7 +20,8 @@ packages="
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
-        podman conmon
+        podman conmon crun runc
+        strace hyperfine gnuplot-nox
 "
 
 missing=""

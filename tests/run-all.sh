@@ -159,6 +159,27 @@ for dir in "${bats_dirs[@]}"; do
         add_suite "$name" "$p" "$f" "$s"
 done
 
+# --- the bench, once at a tiny size -------------------------------------------
+
+# tests/bench/run.sh --tiny proves that the benchmark still runs (every
+# runtime on the bundle, the scale cases, the results, the plot); one test,
+# passed when the results were written. No time is ever asserted.
+echo "# bench (tests/bench/run.sh --tiny)"
+bench_out=$SBRUN_TEST_TMP/bench
+if TMPDIR=$SBRUN_TEST_TMP "$SBRUN_SRCDIR/tests/bench/run.sh" --tiny --out "$bench_out" \
+        </dev/null >"$SBRUN_TEST_TMP/bench.log" 2>&1 &&
+        jq -e '.cases.run.ratios["sbrun/crun"] and .scale.list_n_over_1' \
+                "$bench_out/results.json" >/dev/null &&
+        [ -s "$bench_out/table.txt" ] && [ -s "$bench_out/bench.png" ]; then
+        sed 's/^/  # /' "$bench_out/table.txt"
+        echo "ok 1 the bench ran at a tiny size: results.json, table.txt, bench.png"
+        add_suite bench 1 0 0
+else
+        tail -n 20 "$SBRUN_TEST_TMP/bench.log" | sed 's/^/  # /'
+        echo "not ok 1 tests/bench/run.sh --tiny did not produce its results"
+        add_suite bench 0 1 0
+fi
+
 # --- style ------------------------------------------------------------------
 
 # The C tree follows .clang-format; a file that does not is a failed test,

@@ -17,21 +17,41 @@
 #include <unistd.h>
 
 /* Read a record without taking the container's lock: list must not block
- * behind a create or start in progress. Records are replaced atomically. */
+ * behind a create or start in progress. Records are replaced atomically.
+ * A record is read into a buffer on the stack: list reads one per container,
+ * and a 4 KiB heap buffer each time costs more than the read. Only a record
+ * larger than that buffer (many annotations) is read again into the heap. */
 static struct oci_state *peek_state(int root_fd, const char *id)
 {
-        char path[1100];
+        char path[1100], buf[8192];
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *json = NULL;
+        _cleanup_free_ char *big = NULL;
         struct sb_error ignored = { 0 };
         struct oci_state *state;
+        const char *json = buf;
         size_t len = 0;
+        ssize_t n;
 
         snprintf(path, sizeof(path), "%s/%s", id, STATE_RECORD);
         fd = openat(root_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || sb_read_fd(fd, 16 * 1024 * 1024, &json, &len, &ignored) < 0) {
-                sb_error_clear(&ignored);
+        if (fd < 0)
                 return NULL;
+        /* A record is one small regular file, replaced whole by rename: one
+         * read that returns less than the buffer holds has all of it, and
+         * saves the read that would return 0 (a system call per container). */
+        do
+                n = read(fd, buf, sizeof(buf));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return NULL;
+        len = (size_t)n;
+        if (len == sizeof(buf)) {
+                if (lseek(fd, 0, SEEK_SET) != 0 ||
+                    sb_read_fd(fd, 16 * 1024 * 1024, &big, &len, &ignored) < 0) {
+                        sb_error_clear(&ignored);
+                        return NULL;
+                }
+                json = big;
         }
         state = oci_state_from_record_json(json, len, STATE_RECORD, &ignored);
         sb_error_clear(&ignored);

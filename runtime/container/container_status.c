@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,11 @@ bool container_process_alive(const struct oci_state *state)
         char letter = 0;
 
         if (state->pid <= 0)
+                return false;
+        /* A process that is gone costs one signal-0 probe rather than a failed
+         * lookup in /proc: `sbrun list` asks this of every stopped container.
+         * Any other answer (alive, or EPERM) goes on to the identity check. */
+        if (kill(state->pid, 0) < 0 && errno == ESRCH)
                 return false;
         if (proc_stat_identity(state->pid, &start, &letter) < 0)
                 return false;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -153,6 +154,83 @@ static void test_record_errors(void **state)
         sb_error_clear(&err);
 }
 
+/* Records outside the plain form the fast reader takes (escapes, unknown or
+ * repeated keys, null, non-ASCII, a fraction, white space) read as the full
+ * parser reads them; errors in them are the full parser's. */
+static struct oci_state *read_record(const char *json)
+{
+        struct sb_error err = { 0 };
+        struct oci_state *s = oci_state_from_record_json(json, strlen(json), "state.json", &err);
+
+        if (s == NULL)
+                fail_msg("%s: %s", json, err.msg);
+        return s;
+}
+
+/* The error message for a record that must not read (kept for the test's
+ * life: the tests compare it). */
+static const char *record_error(const char *json)
+{
+        static char msg[4][512];
+        static int next;
+        struct sb_error err = { 0 };
+        struct oci_state *s = oci_state_from_record_json(json, strlen(json), "state.json", &err);
+
+        if (s != NULL) {
+                oci_state_free(s);
+                return NULL;
+        }
+        next = (next + 1) % 4;
+        snprintf(msg[next], sizeof(msg[next]), "%s", err.msg);
+        sb_error_clear(&err);
+        return msg[next];
+}
+
+static void test_record_unusual_forms(void **state)
+{
+        struct oci_state *s;
+
+        s = read_record(" {\n \"id\" : \"a\\\"b\", \"status\":\"created\", \"pid\":7 }\n");
+        assert_string_equal(s->id, "a\"b");
+        assert_int_equal(s->pid, 7);
+        oci_state_free(s);
+        s = read_record("{\"id\":\"x\",\"status\":\"created\",\"bundle\":\"/a\\/b\\tc\"}");
+        assert_string_equal(s->bundle, "/a/b\tc");
+        oci_state_free(s);
+        s = read_record("{\"id\":\"x\",\"status\":\"created\",\"future\":[1,{}],\"bundle\":null}");
+        assert_null(s->bundle);
+        oci_state_free(s);
+        /* A repeated key: the last one counts. */
+        s = read_record("{\"id\":\"x\",\"status\":\"created\",\"id\":\"y\"}");
+        assert_string_equal(s->id, "y");
+        oci_state_free(s);
+        s = read_record(
+                "{\"id\":\"x\",\"status\":\"created\",\"sbrun\":{\"k\":\"1\",\"k\":\"2\"}}");
+        assert_int_equal(s->n_markers, 1);
+        assert_string_equal(s->markers[0].value, "2");
+        oci_state_free(s);
+        s = read_record("{\"id\":\"x\",\"status\":\"created\",\"annotations\":{},"
+                        "\"bundle\":\"/b\u00e9\xc3\xa9\",\"started\":true,\"pidStartTime\":0}");
+        assert_null(s->annotations);
+        assert_int_equal(s->n_annotations, 0);
+        assert_string_equal(s->bundle, "/b\xc3\xa9\xc3\xa9");
+        assert_true(s->started);
+        oci_state_free(s);
+        s = read_record(
+                "{\"id\":\"x\",\"status\":\"created\",\"annotations\":{\"a\":\"1\",\"b\":\"2\"}}");
+        assert_int_equal(s->n_annotations, 2);
+        assert_string_equal(s->annotations[1].key, "b");
+        oci_state_free(s);
+
+        assert_non_null(strstr(record_error("{\"id\":\"x\",\"status\":\"c\",\"pid\":1.5}"), "pid"));
+        assert_non_null(record_error("{\"id\":\"x\",\"status\":\"c\",\"pid\":01}"));
+        assert_non_null(record_error("{\"id\":\"x\",\"status\":\"c\"} x"));
+        assert_non_null(record_error("{\"id\":\"x\",\"status\":\"c\",\"bundle\":\"\x01\"}"));
+        assert_string_equal(record_error("{\"id\":\"x\",\"status\":\"c\",\"pid\":2147483648}"),
+                            "state.json: pid: 2147483648 is out of range (0 to 2147483647)");
+        assert_string_equal(record_error("{\"id\":\"x\"}"), "state.json: status: required");
+}
+
 static void test_public_state_pretty(void **state)
 {
         struct sb_error err = { 0 };
@@ -200,6 +278,7 @@ int main(void)
                 cmocka_unit_test(test_record_round_trip_sparse),
                 cmocka_unit_test(test_markers_apart_from_annotations),
                 cmocka_unit_test(test_record_errors),
+                cmocka_unit_test(test_record_unusual_forms),
                 cmocka_unit_test(test_public_state_pretty),
                 cmocka_unit_test(test_public_state_compact_stopped),
         };
