@@ -241,15 +241,20 @@ load ../helpers
         wait_for_status "$ID" running
         for i in $(seq 50); do grep -q ready "$TEST_DIR/run.out" && break; sleep 0.1; done
 
-        sbrun kill "$ID" SIGUSR1
-        for i in $(seq 50); do grep -q got-usr1 "$TEST_DIR/run.out" && break; sleep 0.1; done
-        sbrun kill "$ID" USR2
-        for i in $(seq 50); do grep -q got-usr2 "$TEST_DIR/run.out" && break; sleep 0.1; done
-        sbrun kill "$ID" 1
-        for i in $(seq 50); do grep -q got-hup "$TEST_DIR/run.out" && break; sleep 0.1; done
-        grep -q got-usr1 "$TEST_DIR/run.out"
-        grep -q got-usr2 "$TEST_DIR/run.out"
-        grep -q got-hup "$TEST_DIR/run.out"
+        # Each trap runs only once the shell's current `sleep 0.1` ends,
+        # which on a loaded machine can take seconds: wait up to 20 s, and
+        # say what the shell had pending or caught if it never came.
+        local pid
+        pid=$(container_pid "$ID")
+        for sig in SIGUSR1:got-usr1 USR2:got-usr2 1:got-hup; do
+                sbrun kill "$ID" "${sig%%:*}"
+                for i in $(seq 200); do grep -q "${sig#*:}" "$TEST_DIR/run.out" && break; sleep 0.1; done
+                grep -q "${sig#*:}" "$TEST_DIR/run.out" || {
+                        echo "# no ${sig#*:} after kill ${sig%%:*}; output: $(cat "$TEST_DIR/run.out")"
+                        grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigCgt)' "/proc/$pid/status" | sed 's/^/#   /'
+                        false
+                }
+        done
 
         sbrun kill "$ID" 9
         timeout_wait "$BG_PID" 10
