@@ -302,10 +302,14 @@ fi
 # host would make cgroups in every v1 hierarchy (tests/engines/lib/podman.bash).
 if [ "$lane" = vm ] && [ "${SBRUN_BENCH_PODMAN:-1}" = 1 ]; then
         say "podman: run --rm IMAGE true with sbrun and with crun"
+        # podman refuses a --runroot longer than 50 characters: a short dir.
+        pm_tmp=$(mktemp -d /tmp/sbpm.XXXXXX)
+        chmod 0755 "$pm_tmp"
         BENCH_OUT=$out BENCH_RUNS=$((tiny ? 3 : runs)) BENCH_ROUNDS=$((tiny ? 1 : rounds)) \
-                SBRUN_TEST_TMP=$work/podman-tmp SBRUN_ROOTFS=$work/rootfs-cache \
+                SBRUN_TEST_TMP=$pm_tmp SBRUN_ROOTFS=$work/rootfs-cache \
                 bats --tap "$here/lib/podman-bench.bats" </dev/null >"$out/podman.tap" 2>&1 ||
                 say "podman case failed (see $out/podman.tap): left out"
+        rm -rf --one-file-system "$pm_tmp"
 fi
 
 # ---- results.json -----------------------------------------------------------
