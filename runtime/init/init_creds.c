@@ -11,6 +11,7 @@
 #include "common/error.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
@@ -254,6 +255,25 @@ static int leave_session(struct sb_error *err)
         return 0;
 }
 
+/* Ignored signals survive fork and execve: what the engine ignored (nohup's
+ * SIGHUP, a shell's `trap ''`, a Go parent's SIGPIPE) would reach the
+ * container's process, whose shell then may not even trap them (POSIX: a
+ * signal ignored on entry cannot be trapped), and whose writes to a closed
+ * pipe would not end it. The process starts as a fresh one does: every
+ * disposition at its default, nothing blocked. Signals the libc reserves for
+ * itself refuse sigaction and are left as they are. */
+static void reset_signals(void)
+{
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        sigset_t none;
+
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &dfl, NULL);
+        sigemptyset(&none);
+        (void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 _Noreturn void init_become_process(const struct init_plan *plan)
 {
         struct sb_error err = { 0 };
@@ -266,7 +286,10 @@ _Noreturn void init_become_process(const struct init_plan *plan)
         if (!plan->terminal && leave_session(&err) < 0)
                 goto fail;
         if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
-            close_fds_keeping_notify(plan, &err) < 0 || init_load_seccomp(plan, &err) < 0)
+            close_fds_keeping_notify(plan, &err) < 0)
+                goto fail;
+        reset_signals();
+        if (init_load_seccomp(plan, &err) < 0)
                 goto fail;
         init_exec(plan);
 fail:

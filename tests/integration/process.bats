@@ -323,3 +323,18 @@ load ../helpers
         [ "$status" -ne 0 ]
         assert_no_leftovers "$ID"
 }
+
+# --- signals ----------------------------------------------------------------
+
+@test "the process starts with default signal dispositions and nothing blocked, whatever the engine ignored" {
+        make_bundle
+        set_args grep -E '^Sig(Ign|Blk):' /proc/self/status
+
+        # nohup, a shell's trap '', a Go engine's SIGPIPE: ignored signals
+        # survive fork and execve, down to the container's process.
+        run bash -c 'trap "" HUP INT PIPE USR1 TERM; exec "$@"' _ "${SBRUN_ARGV[@]}" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *"SigIgn:	0000000000000000"* ]] || fail "signals ignored in the container: $output"
+        [[ $output == *"SigBlk:	0000000000000000"* ]] || fail "signals blocked in the container: $output"
+        assert_no_leftovers "$ID"
+}
