@@ -260,18 +260,20 @@ static int leave_session(struct sb_error *err)
  * container's process, whose shell then may not even trap them (POSIX: a
  * signal ignored on entry cannot be trapped), and whose writes to a closed
  * pipe would not end it. The process starts as a fresh one does: every
- * disposition at its default, nothing blocked. Signals the libc reserves for
- * itself refuse sigaction and are left as they are. */
+ * disposition at its default, nothing blocked. Raw system calls, because
+ * the libc refuses sigaction for the signals it reserves (32-34), which an
+ * engine built on another libc may have left ignored. An all-zero kernel
+ * sigaction is SIG_DFL with no flags and an empty mask, whatever the
+ * architecture's field order. */
 static void reset_signals(void)
 {
-        struct sigaction dfl = { .sa_handler = SIG_DFL };
-        sigset_t none;
+        static const unsigned long dfl[4];
+        static const unsigned long none[2];
 
-        for (int sig = 1; sig < NSIG; sig++)
+        for (int sig = 1; sig < _NSIG; sig++)
                 if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &dfl, NULL);
-        sigemptyset(&none);
-        (void)sigprocmask(SIG_SETMASK, &none, NULL);
+                        (void)syscall(SYS_rt_sigaction, sig, dfl, NULL, _NSIG / 8);
+        (void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, none, NULL, _NSIG / 8);
 }
 
 _Noreturn void init_become_process(const struct init_plan *plan)
