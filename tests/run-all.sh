@@ -256,9 +256,11 @@ if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
                 vm_env+=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
         if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
-                # The engines' resource checks under TCG take most of it:
-                # about 20 minutes on an idle 2-core machine.
-                (cd "$SBRUN_SRCDIR" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-2700} \
+                # Under TCG: the cgroup tests, the 512 KiB runs, the fault
+                # points, races and escapes, then the engines' resource
+                # checks; over 30 minutes on a 2-core machine, with the ASan
+                # lane beside it for the first part. 55 minutes at most.
+                (cd "$SBRUN_SRCDIR" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3300} \
                         tests/vm/run.sh --share "$SBRUN_SRCDIR" \
                         -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
                         </dev/null 2>&1 | tee "$log"
