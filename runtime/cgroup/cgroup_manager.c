@@ -496,12 +496,15 @@ int cgroup_destroy(struct cgroup *cg, struct sb_error *err)
                 return sb_fail(err, errno, "cgroup %s: open its parent", cg->path);
         /* An exiting task may keep the cgroup busy for a moment after
          * "populated 0": usually well under a millisecond, so the wait
-         * starts short and doubles up to 20 ms (about 2 s in all). */
+         * starts short and doubles up to 20 ms; a pid namespace full of a
+         * fork bomb's zombies, torn down under emulation, can take seconds,
+         * so it is bounded like the wait for "populated 0". */
         useconds_t pause = 500;
-        for (int i = 0; unlinkat(parent, name + 1, AT_REMOVEDIR) < 0; i++) {
+        long long deadline = now_ms() + CGROUP_WAIT_MS;
+        while (unlinkat(parent, name + 1, AT_REMOVEDIR) < 0) {
                 if (errno == ENOENT)
                         break;
-                if (errno != EBUSY || i >= 110)
+                if (errno != EBUSY || now_ms() > deadline)
                         return sb_fail(err, errno, "cgroup %s: remove", cg->path);
                 usleep(pause);
                 if (pause < 20 * 1000)
