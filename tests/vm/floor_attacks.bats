@@ -150,7 +150,7 @@ bomb_bundle() {
         watch_bomb 64
         run sbrun delete --force "$ID"
         trace "deleted"
-        [ "$status" -eq 0 ]
+        [ "$status" -eq 0 ] || fail "delete --force: status $status: $output"
         [ ! -e "$cg" ]
         assert_bomb_gone
         assert_no_leftovers "$ID"
