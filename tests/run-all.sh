@@ -223,13 +223,27 @@ fi
 # the VM lane below runs (or alone without one), and counts as one suite.
 # SBRUN_ASAN_LANE=0 skips it (tests/asan.sh sets it for its own run).
 asan_pid=""
+asan_build=""
+vm_pidfile=$SBRUN_TEST_TMP/vm.pid
+# An interrupted run (CI cancelled, ^C) stops the lanes it started in the
+# background: the ASan lane is a session of its own (setsid) and the VM
+# lane's run.sh kills its qemu when it is signalled. The leftovers check
+# below fails on whatever of them is still running at the end.
+stop_lanes() {
+        [ -n "$asan_pid" ] && kill -TERM -- "-$asan_pid" 2>/dev/null
+        [ -s "$vm_pidfile" ] && kill -TERM "$(cat "$vm_pidfile")" 2>/dev/null
+}
+trap 'stop_lanes; exit 130' INT
+trap 'stop_lanes; exit 143' TERM
+trap 'stop_lanes; exit 129' HUP
 if [ "${SBRUN_ASAN_LANE:-1}" != 0 ]; then
         asan_log=$SBRUN_TEST_TMP/asan.log
+        asan_build=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan}
         echo "# asan (the host suite under ASan/UBSan, in the background: $asan_log)"
         # The sanitizers make sbrun two to three times slower.
         BATS_TEST_TIMEOUT=$((BATS_TEST_TIMEOUT * 5 / 2)) \
-                SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan} \
-                "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
+                SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=$asan_build \
+                setsid "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
         asan_pid=$!
         asan_start=$SECONDS
 fi
@@ -260,11 +274,13 @@ if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
                 # points, races and escapes, then the engines' resource
                 # checks; over 30 minutes on a 2-core machine, with the ASan
                 # lane beside it for the first part. 55 minutes at most.
-                (cd "$SBRUN_SRCDIR" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3300} \
-                        tests/vm/run.sh --share "$SBRUN_SRCDIR" \
+                (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" &&
+                        SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3300} SBRUN_VM_NAME=$SBRUN_TEST_TMP/vm-guest \
+                        exec tests/vm/run.sh --share "$SBRUN_SRCDIR" \
                         -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
                         </dev/null 2>&1 | tee "$log"
                 rc=${PIPESTATUS[0]}
+                rm -f "$vm_pidfile"
         else
                 tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log"
                 echo "not ok - tests/vm/setup.sh failed" | tee "$log"
@@ -315,8 +331,12 @@ leftovers() {
                              ($2 in want) { split($1, p, "/"); print "process " p[3] " rooted in a test rootfs" }' \
                                 "$t/rootfs.ids" - | sort -u
         fi
-        # "[/]tmp/..." matches the test dir but not grep's own command line.
-        grep -ls -- "[${t:0:1}]${t:1}/test\." /proc/[0-9]*/cmdline 2>/dev/null |
+        # "[/]tmp/..." matches the test dir but not grep's own command line;
+        # test.* are the bats tests' dirs (bwrap names the bundle), vm-guest
+        # the VM lane's qemu (its -name); the ASan lane's make and bats name
+        # its build dir.
+        local a=${asan_build:-$t/no-asan-lane}
+        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
                 while read -r f; do
                         pid=$(cut -d/ -f3 <<<"$f")
                         echo "process $pid: $(tr '\0' ' ' <"$f" 2>/dev/null)"

@@ -22,6 +22,8 @@
 #   SBRUN_VM_CACHE    where setup.sh put the kernel (default /var/cache/sbrun-vm)
 #   SBRUN_VM_TSC_KHZ  host TSC frequency in kHz (default: from /proc/cpuinfo)
 #   SBRUN_VM_VERBOSE=1  show the kernel's boot messages
+#   SBRUN_VM_NAME     qemu's -name (default sbrun-vm): tests/run-all.sh names
+#                     its guest after its test dir, to find it if it outlives the run
 #
 # Exit status: CMD's, or 124 if the timeout struck, or 125 if the lane itself
 # failed (missing setup, guest crashed before CMD finished, ...).
@@ -148,7 +150,7 @@ pc)
 esac
 [ -s "$kernel" ] || die "no $kernel: run tests/vm/setup.sh"
 
-qemu=(qemu-system-x86_64
+qemu=(qemu-system-x86_64 -name "${SBRUN_VM_NAME:-sbrun-vm}"
 	"${mach[@]}" -accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-serial mon:stdio
