@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -136,26 +135,20 @@ static char *read_all_nonblocking(int fd, size_t *out_len)
  * pending ends the wait too (create_ctx_release then kills what exists). */
 static int wait_ready_readable(struct create_ctx *c, struct sb_error *err)
 {
-        for (;;) {
-                struct pollfd pfd = { .fd = c->ready_read, .events = POLLIN };
-                int r = poll(&pfd, 1, 100);
-                if (r < 0 && errno != EINTR)
-                        return sb_fail(err, errno, "wait for the container's setup");
-                if (r > 0)
-                        return 0;
-                int signo = process_wait_pending_stop();
-                if (signo != 0)
-                        return sb_fail(err, EINTR, "container setup interrupted by signal %d (%s)",
-                                       signo, strsignal(signo));
-                int status;
-                pid_t done = waitpid(c->launcher, &status, WNOHANG);
-                if (done == c->launcher) {
-                        /* Whatever it wrote before it went is read below. */
-                        c->launcher_status = status;
-                        c->launcher = 0;
-                        return 0;
-                }
+        int status;
+        int r = process_wait_readable(c->ready_read, c->launcher, &status);
+
+        if (r == -2)
+                return sb_fail(err, errno, "wait for the container's setup");
+        if (r > 0)
+                return sb_fail(err, EINTR, "container setup interrupted by signal %d (%s)", r,
+                               strsignal(r));
+        if (r == -1) {
+                /* Whatever it wrote before it went is read below. */
+                c->launcher_status = status;
+                c->launcher = 0;
         }
+        return 0;
 }
 
 /* A setup the kernel's OOM killer ended says so: the cgroup counts it. */

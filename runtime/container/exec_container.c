@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,19 +189,13 @@ static int wait_init_ready(struct exec_ctx *x, int pid, struct sb_error *err)
         char buf[600];
         ssize_t n;
 
-        for (;;) {
-                struct pollfd pfd = { .fd = x->ready[0], .events = POLLIN };
-                int r = poll(&pfd, 1, 100);
-                if (r < 0 && errno != EINTR)
-                        return sb_fail(err, errno, "exec: wait for the process's setup");
-                if (r > 0)
-                        break;
-                int signo = process_wait_pending_stop();
-                if (signo != 0) {
-                        kill(pid, SIGKILL);
-                        return sb_fail(err, EINTR, "exec: setup interrupted by signal %d (%s)",
-                                       signo, strsignal(signo));
-                }
+        int r = process_wait_readable(x->ready[0], 0, NULL);
+        if (r == -2)
+                return sb_fail(err, errno, "exec: wait for the process's setup");
+        if (r > 0) {
+                kill(pid, SIGKILL);
+                return sb_fail(err, EINTR, "exec: setup interrupted by signal %d (%s)", r,
+                               strsignal(r));
         }
         do
                 n = read(x->ready[0], buf, sizeof(buf) - 1);

@@ -3,6 +3,7 @@
 #include "runtime/container/wall_clock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -93,6 +94,23 @@ int process_wait_pending_stop(void)
                         return stops[i];
         }
         return 0;
+}
+
+int process_wait_readable(int fd, int child, int *status)
+{
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                int r = poll(&pfd, 1, 100);
+                if (r < 0 && errno != EINTR)
+                        return -2;
+                if (r > 0)
+                        return 0;
+                int signo = process_wait_pending_stop();
+                if (signo != 0)
+                        return signo;
+                if (child > 0 && waitpid(child, status, WNOHANG) == child)
+                        return -1;
+        }
 }
 
 int process_wait_forward(int pid, const sigset_t *set)

@@ -44,4 +44,11 @@ int process_wait_forward(int pid, const sigset_t *set);
  * yet), else 0. */
 int process_wait_pending_stop(void);
 
+/* Block until fd is readable (data or EOF), with a way out: every 100 ms
+ * it looks for a pending stop signal (process_wait_pending_stop) and, when
+ * child > 0, for that child's exit. Returns 0 when fd is readable, the
+ * signal number when one is pending, -1 with *status set when child exited
+ * (reaped), -2 with errno set when poll fails. */
+int process_wait_readable(int fd, int child, int *status);
+
 #endif
