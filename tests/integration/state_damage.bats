@@ -37,15 +37,21 @@ assert_all_fail_naming() {
         done
 }
 
+# delete --force of the damaged container succeeds, and neither its state
+# nor its process is left.
+assert_force_delete_cleans_up() {
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ] || fail "delete --force: $output"
+        assert_no_leftovers "$ID"
+        ! kill -0 "$PID" 2>/dev/null || fail "the container process $PID still runs"
+}
+
 @test "a truncated state.json: every command names it, delete --force cleans up" {
         created_container
         truncate -s 20 "$ROOT/$ID/state.json"
 
         assert_all_fail_naming "state.json" "$ID"
-        run sbrun delete --force "$ID"
-        [ "$status" -eq 0 ] || fail "delete --force: $output"
-        assert_no_leftovers "$ID"
-        ! kill -0 "$PID" 2>/dev/null || fail "the container process $PID still runs"
+        assert_force_delete_cleans_up
 }
 
 @test "a corrupt state.json (not JSON): every command names it, delete --force cleans up" {
@@ -53,10 +59,7 @@ assert_all_fail_naming() {
         printf '\x00\x01garbage{{{' >"$ROOT/$ID/state.json"
 
         assert_all_fail_naming "state.json" "$ID"
-        run sbrun delete --force "$ID"
-        [ "$status" -eq 0 ] || fail "delete --force: $output"
-        assert_no_leftovers "$ID"
-        ! kill -0 "$PID" 2>/dev/null || fail "the container process $PID still runs"
+        assert_force_delete_cleans_up
 }
 
 @test "an empty state.json of a running container: delete --force says what it could not do" {
