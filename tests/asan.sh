@@ -5,9 +5,12 @@
 #   tests/asan.sh [BUILDDIR]    (default $SBRUN_ASAN_BUILDDIR or build-asan/)
 # Builds from a copy of the source tree in BUILDDIR/src (tests/lib/source-copy.sh:
 # a tree configured in place, as CI's is, cannot host another build) into
-# BUILDDIR/obj and runs `make check` there. The VM lane follows
-# SBRUN_VM_LANE as for `make check`; the fuzz harnesses (already built with
-# the sanitizers) and this lane itself are not run again inside.
+# BUILDDIR/obj and runs `make check` there as tests/run-all.sh's ASan role
+# (SBRUN_RUN_ROLE=asan): the units, the integration files but the soak,
+# scale, race and timing ones, and the fault walk. Not the engines, the
+# adversarial suite, the bench, the fuzz harnesses (already built with the
+# sanitizers) or the VM lane: their sbrun commands are the ones the
+# integration files drive, and run-all.sh runs them once, unsanitized.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${SBRUN_ASAN_BUILDDIR:-$src/build-asan}}
@@ -25,5 +28,5 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # containers (mounts.bats's mountOptions) takes ~100 s of the default 120 on a
 # loaded machine.
 export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-300}
-export SBRUN_ASAN_LANE=0 SBRUN_FUZZ=${SBRUN_FUZZ:-0}
+export SBRUN_RUN_ROLE=asan
 make --no-print-directory check

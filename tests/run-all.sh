@@ -3,13 +3,35 @@
 #
 #   SBRUN_BUILDDIR=build SBRUN_SRCDIR=. tests/run-all.sh   (what `make check` does)
 #
-# Runs the cmocka unit test binaries of the build tree (tests/unit/test_*),
-# then every directory of bats tests under tests/ (integration first), under
-# a child subreaper so that containers made by `sbrun create` are reaped.
-# Ends by checking that the run left nothing behind (processes, mounts,
-# state), which counts as one more test. The last line printed is exactly
-# "N passed, M failed" (", K skipped" if any); the exit status is non-zero
-# if anything failed or nothing ran.
+# Lanes, each one line of the summary with its wall time and budget:
+#   vm          tests/vm/cgroups-suite.sh in a qemu guest (real cgroup v2),
+#               started first, in the background: it is the longest lane
+#   unit        the cmocka binaries of the build tree (tests/unit/test_*)
+#   integration, adversarial, engines, faults, selftest, ...
+#               each directory of bats files under tests/ (but vm), under a
+#               child subreaper so that containers made by `sbrun create`
+#               are reaped
+#   bench       tests/bench/run.sh --tiny, one test
+#   format      clang-format, one test
+#   fuzz        each libFuzzer harness for SBRUN_FUZZ_SECONDS
+#   asan        tests/asan.sh: the tests that exercise memory (units,
+#               integration but its soak/scale/timing files, the fault walk)
+#               again under ASan/UBSan, after the host lanes, beside the VM
+#   leftovers   what the run left behind (processes, mounts, state), one test
+#
+# Every lane's plan (the tests it will run, by name) is known before it
+# starts; a test of the plan that never reports (the lane was killed, timed
+# out, crashed) is a failure, named, and so is a lane that selects or runs
+# nothing. The last line is exactly "N passed, M failed" (", K skipped" if
+# any) and is the sum of the lane lines above it: each test is counted once.
+# The ASan lane reruns tests of other lanes: its failures are charged to the
+# lane that owns the test (the test counts once, failed), what no lane owns
+# to its own line; its passes are not added again (tests/lib/lanes.bash).
+#
+# Switches, each reported as a skipped lane with the number of tests it
+# would have run, and refused when CI=true: SBRUN_VM_LANE=0,
+# SBRUN_ASAN_LANE=0, SBRUN_FUZZ=0, SBRUN_BATS_EXCLUDE="DIR ..." (tests/DIR).
+# SBRUN_RUN_ROLE=asan is tests/asan.sh's own run (its lane selection).
 set -uo pipefail
 
 SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -18,81 +40,67 @@ SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
 SBRUN_ROOTFS=${SBRUN_ROOTFS:-$SBRUN_BUILDDIR/tests/.work/rootfs}
 export SBRUN_SRCDIR SBRUN_BUILDDIR SBRUN SBRUN_ROOTFS
 export BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-120}
+role=${SBRUN_RUN_ROLE:-all}
 
 SBRUN_TEST_TMP=$(mktemp -d /tmp/sbrun-tests.XXXXXX)
 chmod 0755 "$SBRUN_TEST_TMP"
 export SBRUN_TEST_TMP
 export SUBREAPER=$SBRUN_TEST_TMP/subreaper
+LANES_DIR=$SBRUN_TEST_TMP
+# shellcheck source=tests/lib/lanes.bash
+. "$SBRUN_SRCDIR/tests/lib/lanes.bash"
 
-passed=0
-failed=0
-skipped=0
-summaries=()
+# Wall-time budgets in seconds (over budget is said, never failed: the
+# machines are shared). The whole run must stay under 60 minutes on a
+# 2-core machine: the VM lane runs beside all the others.
+declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [engines]=600
+        [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=420
+        [asan]=1500 [vm]=3000 [leftovers]=30)
 
-# count_tap FILE: add FILE's TAP results to the totals; sets p f s.
-count_tap() {
-        p=$(grep -Ec '^ok [0-9]+' "$1" | head -n 1)
-        s=$(grep -Eic '^ok [0-9]+.*# *skip' "$1" | head -n 1)
-        f=$(grep -Ec '^not ok [0-9]+' "$1" | head -n 1)
-        p=$((p - s))
+# The ASan lane's bats files: the create/exec/delete paths and the parsers
+# behind them; not the soak, scale, race and timing files (hundreds of
+# containers each, nothing the host lane does not already cover) nor the
+# engines (the same sbrun commands, driven slower).
+ASAN_BATS_EXCLUDE=" soak.bats scale.bats races.bats timeout.bats "
+asan_bats_files() {
+        local f
+        for f in "$SBRUN_SRCDIR"/tests/integration/*.bats; do
+                [[ $ASAN_BATS_EXCLUDE == *" $(basename "$f") "* ]] || echo "$f"
+        done
 }
 
-add_suite() { # NAME P F S
-        passed=$((passed + $2))
-        failed=$((failed + $3))
-        skipped=$((skipped + $4))
-        local line="$1: $2 passed, $3 failed"
-        [ "$4" -gt 0 ] && line+=", $4 skipped"
-        summaries+=("$line")
-        echo "# $line"
+bats_dirs_all() {
+        [ -d "$SBRUN_SRCDIR/tests/integration" ] && echo "$SBRUN_SRCDIR/tests/integration"
+        local dir
+        for dir in "$SBRUN_SRCDIR"/tests/*/; do
+                dir=${dir%/}
+                case $(basename "$dir") in integration | vm) continue ;; esac
+                compgen -G "$dir/*.bats" >/dev/null && echo "$dir"
+        done
 }
 
-# Every test passes its own --root: the default state root must come out of
-# the run exactly as it went in (no container directory, no .seccomp-cache).
-DEFAULT_ROOT=/run/sbrun
-default_root_snapshot() {
-        find "$DEFAULT_ROOT" -printf '%p %y %s %T@\n' 2>/dev/null | sort
-}
-default_root_before=$(default_root_snapshot)
+# --- lanes switched off -------------------------------------------------------
 
-# --- unit tests (cmocka) ------------------------------------------------------
+exclude=" ${SBRUN_BATS_EXCLUDE:-} "
+off=()
+if [ "$role" = all ]; then
+        [ "${SBRUN_VM_LANE:-1}" = 0 ] && off+=("SBRUN_VM_LANE=0")
+        [ "${SBRUN_ASAN_LANE:-1}" = 0 ] && off+=("SBRUN_ASAN_LANE=0")
+        [ "${SBRUN_FUZZ:-1}" = 0 ] && off+=("SBRUN_FUZZ=0")
+        [ -n "${SBRUN_BATS_EXCLUDE:-}" ] && [ "${SBRUN_BATS_EXCLUDE}" != vm ] &&
+                off+=("SBRUN_BATS_EXCLUDE=$SBRUN_BATS_EXCLUDE")
+fi
+if [ "${CI:-}" = true ] && [ ${#off[@]} -gt 0 ]; then
+        echo "not ok - CI=true runs every lane; refused: ${off[*]}"
+        lane_record lanes 0 1 0 0 "" "a lane switched off under CI"
+        lanes_summary
+        rm -rf "$SBRUN_TEST_TMP"
+        exit 1
+fi
 
-run_unit() {
-        local bin=$1 name log rc
-        name=unit/$(basename "$bin")
-        log=$SBRUN_TEST_TMP/$(basename "$bin").tap
-        echo "# $name"
-        CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1 </dev/null
-        rc=$?
-        sed 's/^/  /' "$log"
-        count_tap "$log"
-        if [ $((p + f + s)) -eq 0 ]; then
-                # Not TAP (an old cmocka): read its plain summary lines.
-                p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-                f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-                s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-                p=${p:-0} f=${f:-0} s=${s:-0}
-        fi
-        # A crash or a non-zero exit with no failure reported is a failure.
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-                echo "  not ok - $name exited with status $rc"
-                f=1
-        fi
-        add_suite "$name" "$p" "$f" "$s"
-}
+# --- set-up shared by the lanes -------------------------------------------------
 
-units=()
-for bin in "$SBRUN_BUILDDIR"/tests/unit/test_*; do
-        [ -f "$bin" ] && [ -x "$bin" ] || continue
-        case $bin in *.c | *.o | *.h | *.log | *.trs) continue ;; esac
-        units+=("$bin")
-done
-for bin in "${units[@]}"; do
-        run_unit "$bin"
-done
-
-# --- integration tests (bats) -----------------------------------------------
-
+setup_start=$SECONDS
 setup_ok=1
 if ! cc -O2 -Wall -o "$SUBREAPER" "$SBRUN_SRCDIR/tests/helpers/subreaper.c"; then
         echo "# cannot build tests/helpers/subreaper.c"
@@ -108,7 +116,7 @@ fi
 # tests/faults walks sbrun's fault points (common/fault.h) with a sbrun
 # whose points are live: `make sbrun-faults` compiles again only the files
 # that hold points, in this build tree. A build that cannot make it fails
-# here rather than skip the directory.
+# the faults lane rather than skip it.
 faults_ok=1
 if [ -z "${SBRUN_FAULTS:-}" ]; then
         if "$SBRUN" --version 2>/dev/null | grep -qx 'fault-injection: on'; then
@@ -119,116 +127,21 @@ if [ -z "${SBRUN_FAULTS:-}" ]; then
                 tail -n 20 "$SBRUN_TEST_TMP/sbrun-faults.log"
                 echo "# cannot build sbrun-faults: tests/faults cannot run"
                 faults_ok=0
+                SBRUN_FAULTS=""
         fi
 fi
 export SBRUN_FAULTS
+echo "# set-up took $((SECONDS - setup_start))s"
 
-# tests/integration first, then any other directory of bats files, except
-# lanes that need another machine and have their own runner (tests/vm: a
-# cgroup v2 kernel in qemu, see tests/vm/README.md).
-exclude=" ${SBRUN_BATS_EXCLUDE:-vm} "
-bats_dirs=()
-[ -d "$SBRUN_SRCDIR/tests/integration" ] && bats_dirs+=("$SBRUN_SRCDIR/tests/integration")
-for dir in "$SBRUN_SRCDIR"/tests/*/; do
-        dir=${dir%/}
-        [ "$dir" = "$SBRUN_SRCDIR/tests/integration" ] && continue
-        [[ $exclude == *" $(basename "$dir") "* ]] && continue
-        compgen -G "$dir/*.bats" >/dev/null && bats_dirs+=("$dir")
-done
+# --- interrupted runs -------------------------------------------------------------
 
-if [ "$faults_ok" -eq 0 ]; then
-        add_suite faults 0 1 0
-fi
-for dir in "${bats_dirs[@]}"; do
-        name=$(basename "$dir")
-        [ "$name" = faults ] && [ "$faults_ok" -eq 0 ] && continue
-        log=$SBRUN_TEST_TMP/$name.tap
-        echo "# $name (bats)"
-        if [ "$setup_ok" -eq 1 ]; then
-                "$SUBREAPER" --reap bats --tap "$dir" </dev/null 2>&1 | tee "$log"
-                rc=${PIPESTATUS[0]}
-        else
-                bats --tap "$dir" </dev/null 2>&1 | tee "$log"
-                rc=${PIPESTATUS[0]}
-        fi
-        count_tap "$log"
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-                echo "not ok - bats $name exited with status $rc"
-                f=1
-        fi
-        add_suite "$name" "$p" "$f" "$s"
-done
-
-# --- the bench, once at a tiny size -------------------------------------------
-
-# tests/bench/run.sh --tiny proves that the benchmark still runs (every
-# runtime on the bundle, the scale cases, the results, the plot); one test,
-# passed when the results were written. No time is ever asserted.
-echo "# bench (tests/bench/run.sh --tiny)"
-bench_out=$SBRUN_TEST_TMP/bench
-if TMPDIR=$SBRUN_TEST_TMP "$SBRUN_SRCDIR/tests/bench/run.sh" --tiny --out "$bench_out" \
-        </dev/null >"$SBRUN_TEST_TMP/bench.log" 2>&1 &&
-        jq -e '.cases.run.ratios["sbrun/crun"] and .scale.list_n_over_1' \
-                "$bench_out/results.json" >/dev/null &&
-        [ -s "$bench_out/table.txt" ] && [ -s "$bench_out/bench.png" ]; then
-        sed 's/^/  # /' "$bench_out/table.txt"
-        echo "ok 1 the bench ran at a tiny size: results.json, table.txt, bench.png"
-        add_suite bench 1 0 0
-else
-        tail -n 20 "$SBRUN_TEST_TMP/bench.log" | sed 's/^/  # /'
-        echo "not ok 1 tests/bench/run.sh --tiny did not produce its results"
-        add_suite bench 0 1 0
-fi
-
-# --- style ------------------------------------------------------------------
-
-# The C tree follows .clang-format; a file that does not is a failed test,
-# and so is a missing clang-format (check-format.sh says so): a check that
-# cannot run must not pass silently.
-echo "# format (clang-format)"
-if "$SBRUN_SRCDIR/tests/check-format.sh"; then
-        echo "ok 1 every C file follows .clang-format"
-        add_suite format 1 0 0
-else
-        echo "not ok 1 C files differ from .clang-format, or no clang-format (tests/check-format.sh)"
-        add_suite format 0 1 0
-fi
-
-# --- fuzzing (libFuzzer) ----------------------------------------------------
-
-# Each harness of tests/fuzz/ (one per input sbrun parses) runs for
-# SBRUN_FUZZ_SECONDS from its seed corpus; each is one test. New inputs go
-# to a temporary directory, never into the source tree. SBRUN_FUZZ=0 skips.
-if [ "${SBRUN_FUZZ:-1}" != 0 ]; then
-        log=$SBRUN_TEST_TMP/fuzz.tap
-        fuzz_seconds=${SBRUN_FUZZ_SECONDS:-30}
-        echo "# fuzz (libFuzzer, ${fuzz_seconds}s per harness)"
-        SBRUN_FUZZ_BUILDDIR=${SBRUN_FUZZ_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/fuzz} \
-                "$SBRUN_SRCDIR/tests/fuzz/run.sh" "$fuzz_seconds" </dev/null 2>&1 | tee "$log"
-        rc=${PIPESTATUS[0]}
-        p=$(grep -c '^ok - fuzz ' "$log")
-        f=$(grep -c '^not ok - fuzz ' "$log")
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-                echo "not ok - tests/fuzz/run.sh exited with status $rc"
-                f=1
-        fi
-        add_suite fuzz "$p" "$f" 0
-fi
-
-# --- the host suite under ASan/UBSan, beside the VM lane ----------------------
-
-# tests/asan.sh builds sbrun with the sanitizers and runs this suite again
-# without the VM lane; a leak, an invalid access or undefined behaviour in
-# any command fails the test that ran it. It runs in the background while
-# the VM lane below runs (or alone without one), and counts as one suite.
-# SBRUN_ASAN_LANE=0 skips it (tests/asan.sh sets it for its own run).
-asan_pid=""
-asan_build=""
-vm_pidfile=$SBRUN_TEST_TMP/vm.pid
 # An interrupted run (CI cancelled, ^C) stops the lanes it started in the
 # background: the ASan lane is a session of its own (setsid) and the VM
 # lane's run.sh kills its qemu when it is signalled. The leftovers check
 # below fails on whatever of them is still running at the end.
+asan_pid=""
+asan_build=""
+vm_pidfile=$SBRUN_TEST_TMP/vm.pid
 stop_lanes() {
         [ -n "$asan_pid" ] && kill -TERM -- "-$asan_pid" 2>/dev/null
         [ -s "$vm_pidfile" ] && kill -TERM "$(cat "$vm_pidfile")" 2>/dev/null
@@ -236,93 +149,270 @@ stop_lanes() {
 trap 'stop_lanes; exit 130' INT
 trap 'stop_lanes; exit 143' TERM
 trap 'stop_lanes; exit 129' HUP
-if [ "${SBRUN_ASAN_LANE:-1}" != 0 ]; then
-        asan_log=$SBRUN_TEST_TMP/asan.log
-        asan_build=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan}
-        echo "# asan (the host suite under ASan/UBSan, in the background: $asan_log)"
-        # The sanitizers make sbrun two to three times slower.
-        BATS_TEST_TIMEOUT=$((BATS_TEST_TIMEOUT * 5 / 2)) \
-                SBRUN_VM_LANE=0 SBRUN_ASAN_BUILDDIR=$asan_build \
-                setsid "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
-        asan_pid=$!
-        asan_start=$SECONDS
-fi
 
-# --- the VM lane: real cgroup v2 ---------------------------------------------
+# --- the VM lane: real cgroup v2, in the background from the start -------------
 
 # This host (and CI) is a hybrid cgroup v1/v2 machine where sbrun fails
 # closed; the cgroup tests run in a qemu guest with a pure v2 hierarchy and
-# no opt-out policy (tests/vm/README.md). SBRUN_VM_LANE=0 skips it locally.
-if [ "${SBRUN_VM_LANE:-1}" != 0 ]; then
-        log=$SBRUN_TEST_TMP/vm.tap
-        echo "# vm (cgroup v2 in qemu)"
-        # The guest replaces /tmp and /run: the binary goes where it sees it.
+# no opt-out policy (tests/vm/README.md). It is the longest lane (TCG), so it
+# starts before the host lanes and runs beside them.
+vm_lane=0
+vm_env=()
+if [ "$role" = all ]; then
+        # The plan, on the host: the same selections the guest will run.
+        SBRUN_FAULTS=${SBRUN_FAULTS:-} "$SBRUN_SRCDIR/tests/vm/cgroups-suite.sh" --plan \
+                >"$SBRUN_TEST_TMP/vm.plan" 2>"$SBRUN_TEST_TMP/vm.plan.err" ||
+                echo "# tests/vm/cgroups-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm.plan.err")"
+        if [ "${SBRUN_VM_LANE:-1}" = 0 ]; then
+                lane_skipped vm "$(grep -c '' "$SBRUN_TEST_TMP/vm.plan")" "SBRUN_VM_LANE=0"
+        else
+                vm_lane=1
+        fi
+fi
+if [ "$vm_lane" = 1 ]; then
+        echo "# vm (cgroup v2 in qemu, in the background: $SBRUN_TEST_TMP/vm.tap)"
+        vm_start=$SECONDS
+        # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
         cp "$SBRUN" "$vm_bin/sbrun"
-        # The attack program of tests/vm/floor_attacks.bats, built here: the
-        # guest's compiler runs ~50x slower (cgroups-suite.sh falls back to it).
         vm_env=()
-        if [ -n "${SBRUN_FAULTS:-}" ] && cp "$SBRUN_FAULTS" "$vm_bin/sbrun-faults"; then
+        if [ -n "$SBRUN_FAULTS" ] && cp "$SBRUN_FAULTS" "$vm_bin/sbrun-faults"; then
                 vm_env+=(-e SBRUN_FAULTS="$vm_bin/sbrun-faults")
         fi
+        # The attack program of tests/vm/floor_attacks.bats, built here: the
+        # guest's compiler runs ~50x slower (cgroups-suite.sh falls back to it).
         if cc -O2 -Wall -static -o "$vm_bin/floor_attack" \
                 "$SBRUN_SRCDIR/tests/helpers/floor_attack.c" -lpthread; then
                 vm_env+=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
-        if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
-                # Under TCG: the cgroup tests, the 512 KiB runs, the fault
-                # points, races and escapes, then the engines' resource
-                # checks; over 30 minutes on a 2-core machine, with the ASan
-                # lane beside it for the first part. 55 minutes at most.
-                (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" &&
-                        SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3300} SBRUN_VM_NAME=$SBRUN_TEST_TMP/vm-guest \
-                        exec tests/vm/run.sh --share "$SBRUN_SRCDIR" \
-                        -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
-                        </dev/null 2>&1 | tee "$log"
+        (
+                if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
+                        # Under TCG, beside the host lanes: 50 minutes at most.
+                        (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" &&
+                                SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3000} SBRUN_VM_NAME=$SBRUN_TEST_TMP/vm-guest \
+                                exec tests/vm/run.sh --share "$SBRUN_SRCDIR" \
+                                -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
+                                </dev/null >"$SBRUN_TEST_TMP/vm.tap" 2>&1
+                        echo $? >"$SBRUN_TEST_TMP/vm.rc"
+                        rm -f "$vm_pidfile"
+                else
+                        tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/vm.tap"
+                        echo "not ok - tests/vm/setup.sh failed" >>"$SBRUN_TEST_TMP/vm.tap"
+                        echo 1 >"$SBRUN_TEST_TMP/vm.rc"
+                fi
+                rm -rf "$vm_bin"
+        ) &
+        vm_job=$!
+fi
+
+# --- unit tests (cmocka) --------------------------------------------------------
+
+# The binaries Makefile.am builds (each tests_unit_test_*_SOURCES): a missing one is a
+# failure by name, none at all a failed lane.
+unit_lane() {
+        local start=$SECONDS bin name log rc up=0 uf=0 us=0 want
+        want=$(sed -n 's|^tests_unit_\(test_[a-z0-9_]*\)_SOURCES.*|tests/unit/\1|p' \
+                "$SBRUN_SRCDIR/Makefile.am" | sort -u)
+        : >"$LANES_DIR/unit.tap"
+        for name in $want; do
+                bin=$SBRUN_BUILDDIR/$name
+                log=$SBRUN_TEST_TMP/$(basename "$bin").tap
+                echo "# unit/$(basename "$bin")"
+                if [ ! -x "$bin" ]; then
+                        echo "  not ok - unit/$(basename "$bin"): no binary at $bin" | tee -a "$LANES_DIR/unit.tap"
+                        uf=$((uf + 1))
+                        continue
+                fi
+                CMOCKA_MESSAGE_OUTPUT=TAP "$bin" >"$log" 2>&1 </dev/null
+                rc=$?
+                sed 's/^/  /' "$log" | tee -a "$LANES_DIR/unit.tap"
+                tap_count "$log"
+                # A crash or a non-zero exit with no failure reported is a failure;
+                # so is a binary that reported nothing.
+                if { [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; } || [ $((p + f + s)) -eq 0 ]; then
+                        echo "  not ok - unit/$(basename "$bin") exited with status $rc after $((p + f + s)) results" |
+                                tee -a "$LANES_DIR/unit.tap"
+                        f=$((f + 1))
+                fi
+                up=$((up + p)) uf=$((uf + f)) us=$((us + s))
+        done
+        local note=""
+        if [ -z "$want" ]; then
+                echo "not ok - no unit test binary is named in Makefile.am"
+                uf=$((uf + 1))
+                note="no unit binaries"
+        fi
+        lane_record unit "$up" "$uf" "$us" $((SECONDS - start)) "${BUDGET[unit]}" "$note"
+}
+unit_lane
+
+# --- bats lanes -----------------------------------------------------------------
+
+# bats_lane NAME PATH...: one lane of bats files or directories.
+bats_lane() {
+        local name=$1 start=$SECONDS log rc
+        shift
+        log=$LANES_DIR/$name.tap
+        bats_names "$@" >"$LANES_DIR/$name.plan"
+        echo "# $name (bats, $(grep -c '' "$LANES_DIR/$name.plan") tests)"
+        if [ "$setup_ok" -eq 1 ]; then
+                "$SUBREAPER" --reap bats --tap "$@" </dev/null 2>&1 | tee "$log"
                 rc=${PIPESTATUS[0]}
-                rm -f "$vm_pidfile"
         else
-                tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log"
-                echo "not ok - tests/vm/setup.sh failed" | tee "$log"
-                rc=1
+                bats --tap "$@" </dev/null 2>&1 | tee "$log"
+                rc=${PIPESTATUS[0]}
         fi
-        rm -rf "$vm_bin"
-        count_tap "$log"
-        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-                echo "not ok - the VM lane exited with status $rc"
-                f=1
+        lane_tap "$name" "$log" "$LANES_DIR/$name.plan" "$rc" $((SECONDS - start)) "${BUDGET[$name]:-600}"
+}
+
+host_lanes=(unit)
+if [ "$role" = asan ]; then
+        mapfile -t files < <(asan_bats_files)
+        bats_lane integration "${files[@]}"
+        host_lanes+=(integration)
+        dirs=("$SBRUN_SRCDIR/tests/faults")
+else
+        mapfile -t dirs < <(bats_dirs_all)
+fi
+for dir in "${dirs[@]}"; do
+        name=$(basename "$dir")
+        if [[ $exclude == *" $name "* ]]; then
+                lane_skipped "$name" "$(bats_names "$dir" | grep -c '')" "SBRUN_BATS_EXCLUDE"
+                continue
         fi
-        add_suite vm "$p" "$f" "$s"
+        if [ "$name" = faults ] && [ "$faults_ok" -eq 0 ]; then
+                echo "not ok - tests/faults: no sbrun-faults (see above)"
+                lane_record faults 0 1 0 0 "" "no sbrun-faults"
+                continue
+        fi
+        bats_lane "$name" "$dir"
+        host_lanes+=("$name")
+done
+
+if [ "$role" = all ]; then
+        # --- the bench, once at a tiny size -------------------------------------
+
+        # tests/bench/run.sh --tiny proves that the benchmark still runs (every
+        # runtime on the bundle, the scale cases, the results, the plot); one
+        # test, passed when the results were written. No time is ever asserted.
+        echo "# bench (tests/bench/run.sh --tiny)"
+        start=$SECONDS
+        bench_out=$SBRUN_TEST_TMP/bench
+        if TMPDIR=$SBRUN_TEST_TMP "$SBRUN_SRCDIR/tests/bench/run.sh" --tiny --out "$bench_out" \
+                </dev/null >"$SBRUN_TEST_TMP/bench.log" 2>&1 &&
+                jq -e '.cases.run.ratios["sbrun/crun"] and .scale.list_n_over_1' \
+                        "$bench_out/results.json" >/dev/null &&
+                [ -s "$bench_out/table.txt" ] && [ -s "$bench_out/bench.png" ]; then
+                sed 's/^/  # /' "$bench_out/table.txt"
+                echo "ok 1 the bench ran at a tiny size: results.json, table.txt, bench.png"
+                lane_record bench 1 0 0 $((SECONDS - start)) "${BUDGET[bench]}"
+        else
+                tail -n 20 "$SBRUN_TEST_TMP/bench.log" | sed 's/^/  # /'
+                echo "not ok 1 tests/bench/run.sh --tiny did not produce its results"
+                lane_record bench 0 1 0 $((SECONDS - start)) "${BUDGET[bench]}"
+        fi
+
+        # --- style ----------------------------------------------------------------
+
+        # The C tree follows .clang-format; a file that does not is a failed
+        # test, and so is a missing clang-format (check-format.sh says so): a
+        # check that cannot run must not pass silently.
+        echo "# format (clang-format)"
+        start=$SECONDS
+        if "$SBRUN_SRCDIR/tests/check-format.sh"; then
+                echo "ok 1 every C file follows .clang-format"
+                lane_record format 1 0 0 $((SECONDS - start)) "${BUDGET[format]}"
+        else
+                echo "not ok 1 C files differ from .clang-format, or no clang-format (tests/check-format.sh)"
+                lane_record format 0 1 0 $((SECONDS - start)) "${BUDGET[format]}"
+        fi
+
+        # --- fuzzing (libFuzzer) --------------------------------------------------
+
+        # Each harness of tests/fuzz/ (one per input sbrun parses) runs for
+        # SBRUN_FUZZ_SECONDS from its seed corpus; each is one test. New inputs
+        # go to a temporary directory, never into the source tree.
+        ls "$SBRUN_SRCDIR"/tests/fuzz/fuzz_*.c 2>/dev/null |
+                sed 's|.*/fuzz_\(.*\)\.c$|fuzz \1|' >"$LANES_DIR/fuzz.plan"
+        if [ "${SBRUN_FUZZ:-1}" = 0 ]; then
+                lane_skipped fuzz "$(grep -c '' "$LANES_DIR/fuzz.plan")" "SBRUN_FUZZ=0"
+        else
+                log=$LANES_DIR/fuzz.tap
+                start=$SECONDS
+                fuzz_seconds=${SBRUN_FUZZ_SECONDS:-30}
+                echo "# fuzz (libFuzzer, ${fuzz_seconds}s per harness)"
+                SBRUN_FUZZ_BUILDDIR=${SBRUN_FUZZ_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/fuzz} \
+                        "$SBRUN_SRCDIR/tests/fuzz/run.sh" "$fuzz_seconds" </dev/null 2>&1 | tee "$log.raw"
+                rc=${PIPESTATUS[0]}
+                # run.sh prints "ok - fuzz NAME ...": numbered here for the plan check.
+                awk '/^(not )?ok - fuzz / { n++; sub(/ - /, " " n " "); print; next } { print }' \
+                        "$log.raw" >"$log"
+                lane_tap fuzz "$log" "$LANES_DIR/fuzz.plan" "$rc" $((SECONDS - start)) "${BUDGET[fuzz]}"
+        fi
+
+        # --- the ASan/UBSan lane, after the host lanes, beside the VM lane ---------
+
+        # tests/asan.sh builds sbrun with the sanitizers and runs this script
+        # again with SBRUN_RUN_ROLE=asan (its selection above); a leak, an
+        # invalid access or undefined behaviour fails the test that ran it.
+        # Its plan: the unit results of this run and its bats selection.
+        if [ "${SBRUN_ASAN_LANE:-1}" = 0 ]; then
+                mapfile -t files < <(asan_bats_files)
+                { tap_reported_names "$LANES_DIR/unit.tap"; bats_names "${files[@]}" "$SBRUN_SRCDIR/tests/faults"; } \
+                        >"$LANES_DIR/asan.plan"
+                lane_skipped asan "$(grep -c '' "$LANES_DIR/asan.plan")" "SBRUN_ASAN_LANE=0"
+        else
+                mapfile -t files < <(asan_bats_files)
+                { tap_reported_names "$LANES_DIR/unit.tap"; bats_names "${files[@]}" "$SBRUN_SRCDIR/tests/faults"; } \
+                        >"$LANES_DIR/asan.plan"
+                asan_log=$SBRUN_TEST_TMP/asan.log
+                asan_build=${SBRUN_ASAN_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/asan}
+                echo "# asan (units, integration, faults under ASan/UBSan: $asan_log)"
+                start=$SECONDS
+                # The sanitizers make sbrun two to three times slower.
+                BATS_TEST_TIMEOUT=$((BATS_TEST_TIMEOUT * 5 / 2)) SBRUN_ASAN_BUILDDIR=$asan_build \
+                        setsid "$SBRUN_SRCDIR/tests/asan.sh" </dev/null >"$asan_log" 2>&1 &
+                asan_pid=$!
+                wait "$asan_pid"
+                rc=$?
+                asan_pid=""
+                t=$((SECONDS - start))
+                # The first line of each sanitizer report.
+                grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' "$asan_log" |
+                        sed 's/^/#   /' | head -n 40
+                tap_count "$asan_log"
+                ap=$p af=$f as=$s
+                lanes_missing "$asan_log" "$LANES_DIR/asan.plan" >>"$asan_log"
+                lanes_fold "$asan_log" "${host_lanes[@]}"
+                note="reran $((ap + af + as)) tests of the lanes above: $ap passed, $af failed"
+                [ "$unfolded" -lt $(grep -Ec '^ *not ok' "$asan_log") ] && note+="; failures are counted in their own lanes"
+                if [ "$rc" -ne 0 ] && [ "$unfolded" -eq 0 ] && [ "$(grep -Ec '^ *not ok' "$asan_log")" -eq 0 ]; then
+                        tail -n 20 "$asan_log" | sed 's/^/#   /'
+                        echo "not ok - tests/asan.sh exited with status $rc (log: $asan_log)"
+                        unfolded=1
+                fi
+                lane_record asan 0 "$unfolded" 0 "$t" "${BUDGET[asan]}" "$note"
+        fi
 fi
 
-if [ -n "$asan_pid" ]; then
-        wait "$asan_pid"
-        rc=$?
-        echo "# asan: the host suite under ASan/UBSan took $((SECONDS - asan_start))s"
-        # Its failures and the first line of each sanitizer report.
-        grep -E '^ *not ok|ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: ' \
-                "$asan_log" | sed 's/^/#   /' | head -n 60
-        summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$asan_log" | tail -n 1)
-        if [ -n "$summary" ]; then
-                read -r ap _ af _ as _ <<<"${summary//,/}"
-                as=${as:-0}
-        else
-                tail -n 20 "$asan_log" | sed 's/^/#   /'
-                ap=0 af=0 as=0
-        fi
-        if [ "$rc" -ne 0 ] && [ "$af" -eq 0 ]; then
-                echo "not ok - tests/asan.sh exited with status $rc (log: $asan_log)"
-                af=1
-        fi
-        add_suite asan "$ap" "$af" "$as"
+if [ "$vm_lane" = 1 ]; then
+        echo "# waiting for the VM lane"
+        wait "$vm_job"
+        cat "$SBRUN_TEST_TMP/vm.tap"
+        lane_tap vm "$SBRUN_TEST_TMP/vm.tap" "$SBRUN_TEST_TMP/vm.plan" \
+                "$(cat "$SBRUN_TEST_TMP/vm.rc" 2>/dev/null || echo 1)" $((SECONDS - vm_start)) "${BUDGET[vm]}"
 fi
 
-# --- leftovers --------------------------------------------------------------
+# --- leftovers --------------------------------------------------------------------
 
-# What the run may have left: processes rooted in a test rootfs or naming the
-# test dir (bwrap's command line names the bundle), mounts under the test
-# dir, container state in the per-test roots, anything new or changed in the
-# default state root.
+# What this run left: processes rooted in a test rootfs or naming the test
+# dir (bwrap's command line names the bundle), mounts under the test dir,
+# container state in the per-test roots (every test passes its own --root
+# under the test dir, with its own seccomp cache), and containers in the
+# default state root whose bundle is in the test dir. The default root's
+# .seccomp-cache is shared by every sbrun on the machine and is not ours to
+# judge: another program's sbrun may write it at any time.
+DEFAULT_ROOT=/run/sbrun
 leftovers() {
         local t=$SBRUN_TEST_TMP
         if [ -s "$t/rootfs.ids" ]; then
@@ -343,10 +433,10 @@ leftovers() {
                 done
         awk -v d="$t/" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo
         find "$t" -mindepth 3 -maxdepth 3 -path "$t/test.*/state/*" -printf 'state %p\n' 2>/dev/null
-        diff <(echo "$default_root_before") <(default_root_snapshot) |
-                sed -n "s|^> |default state root changed: |p"
+        grep -lsF -- "$t/" "$DEFAULT_ROOT"/*/state.json 2>/dev/null | sed 's|^|default state root: |'
 }
 
+start=$SECONDS
 found=""
 for i in $(seq 50); do
         found=$(leftovers)
@@ -354,12 +444,12 @@ for i in $(seq 50); do
         sleep 0.1
 done
 if [ -z "$found" ]; then
-        echo "ok - the run left no process, mount or state behind"
-        add_suite leftovers 1 0 0
+        echo "ok 1 the run left no process, mount or state behind"
+        lane_record leftovers 1 0 0 $((SECONDS - start)) "${BUDGET[leftovers]}"
 else
-        echo "not ok - the run left things behind:"
+        echo "not ok 1 the run left things behind:"
         sed 's/^/#   /' <<<"$found"
-        add_suite leftovers 0 1 0
+        lane_record leftovers 0 1 0 $((SECONDS - start)) "${BUDGET[leftovers]}"
 fi
 
 if ! awk -v d="$SBRUN_TEST_TMP/" 'index($5, d) == 1 { exit 1 }' /proc/self/mountinfo; then
@@ -368,12 +458,4 @@ else
         rm -rf --one-file-system "$SBRUN_TEST_TMP"
 fi
 
-echo "#"
-for line in "${summaries[@]}"; do
-        echo "# $line"
-done
-total=$((passed + failed + skipped))
-final="$passed passed, $failed failed"
-[ "$skipped" -gt 0 ] && final+=", $skipped skipped"
-echo "$final"
-[ "$failed" -eq 0 ] && [ "$total" -gt 1 ]
+lanes_summary

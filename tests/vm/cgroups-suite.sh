@@ -19,16 +19,106 @@
 # SBRUN_FAULTS: sbrun with live fault points (`make sbrun-faults`), for
 # tests/faults/crash.bats' create, delete and run points.
 #
+# --plan (on the host, before the guest boots): print the name of every test
+# the suite will run, one per line, and nothing else; tests/run-all.sh
+# compares it with what the guest reported, so that a test the guest never
+# reached counts as failed. Every selection below is made through `sel`, so
+# the plan and the run cannot differ; a selection that matches no test is a
+# failure.
+#
 # SBRUN_FLOOR_ATTACK: tests/helpers/floor_attack.c built static, where the
 # guest sees it (tests/run-all.sh builds it on the host, which is ~50x
 # faster); without it the suite builds it here with the host's compiler.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
+mode=run
+if [ "${1:-}" = --plan ]; then
+	mode=plan
+	shift
+fi
+# shellcheck source=tests/lib/lanes.bash
+. "$SBRUN_SRCDIR/tests/lib/lanes.bash"
+rc=0
+
+# sel [-f REGEX] FILE...: one bats selection of the suite (the plan's names,
+# or the run); extra arguments of the suite go to bats.
+sel() {
+	local filter=() n
+	if [ "$1" = -f ]; then
+		filter=(-f "$2")
+		shift 2
+	fi
+	if [ "$mode" = plan ]; then
+		bats_names "${filter[@]}" "$@"
+		return
+	fi
+	n=$(bats --count "${filter[@]}" "$@" 2>/dev/null)
+	if [ "${n:-0}" -eq 0 ]; then
+		echo "not ok - cgroups-suite: the selection ${filter[*]:-(all)} of ${*##*/} matches no test"
+		rc=1
+		return
+	fi
+	bats "${extra[@]}" "${filter[@]}" "$@" || rc=1
+}
+
+suite() {
+	sel "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
+		"$here/floor_attacks.bats" "$here/lsm.bats" "$here/check.bats"
+
+	# sbrun killed at the fault points of create, delete and run
+	# (tests/faults/crash.bats) where the cgroup is real: delete --force must
+	# leave no cgroup either. SBRUN_FAULTS is the host's `make sbrun-faults`
+	# (tests/run-all.sh copies it where the guest sees it); without it, or with
+	# SBRUN_VM_FAULTS=0, skipped. It took 22 minutes of TCG on a 2-core host
+	# that ran eight other guests at the time.
+	if [ -n "${SBRUN_FAULTS:-}" ] && [ "${SBRUN_VM_FAULTS:-1}" != 0 ]; then
+		sel -f '^(create|delete|run): killed' "$SBRUN_SRCDIR/tests/faults/crash.bats"
+	elif [ "$mode" = run ]; then
+		echo "cgroups-suite: no SBRUN_FAULTS or SBRUN_VM_FAULTS=0: the fault points are not walked on real cgroups" >&2
+	fi
+
+	# Mount propagation on the guest's own shared mounts: the host suite's test,
+	# once more where nothing is opted out.
+	sel -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats"
+
+	# Races on one container and the wall-clock limit's escapees (double
+	# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,
+	# once more where the cgroup is real. Only the races a cgroup takes part
+	# in (the loser of two creates must leave the winner's cgroup; delete -f
+	# destroys it under a racing exec), two rounds: the whole file at three
+	# rounds took 18 minutes under TCG.
+	SBRUN_RACE_ROUNDS=${SBRUN_RACE_ROUNDS:-2} sel -f '^races: (two creates|kill, state)' \
+		"$SBRUN_SRCDIR/tests/integration/races.bats"
+	sel -f '^escape: ' "$SBRUN_SRCDIR/tests/integration/timeout.bats"
+
+	# containerd and its runc shim driving sbrun on real cgroups: the tests of
+	# tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
+	# memory and cpu limits, an OOM event), one private containerd.
+	sel -f '^vm: ' "$here/../engines/containerd.bats"
+	# The real podman on sbrun with real cgroups (tests/engines/podman.bats): the
+	# tests whose checks differ in the VM, each resource flag once. podman is
+	# slow under TCG (seconds a command): not the whole file.
+	# SBRUN_VM_ENGINES=0 leaves them out.
+	if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
+		sel -f 'prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed' \
+			"$SBRUN_SRCDIR/tests/engines/podman.bats"
+		# A Kubernetes pod through containerd's CRI plugin: the README's pod
+		# and the resource limits with UpdateContainerResources, on real cgroups.
+		sel -f "README's RuntimeClass|resources through CRI" "$SBRUN_SRCDIR/tests/engines/cri.bats"
+	fi
+}
+
+extra=("$@")
+if [ "$mode" = plan ]; then
+	suite
+	exit 0
+fi
+
 [ "${SBRUN_VM:-}" = 1 ] ||
 	{ echo "cgroups-suite: run me in the VM lane: tests/vm/run.sh $0" >&2; exit 2; }
 
-export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
 export SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
 export SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
 export SBRUN_TEST_TMP=/tmp/sbrun-cgroups-tests
@@ -48,57 +138,13 @@ if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 fi
 export SBRUN_FLOOR_ATTACK
 
-bats "$@" "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
-	"$here/floor_attacks.bats" "$here/lsm.bats" "$here/check.bats"
-rc=$?
-
-# sbrun killed at the fault points of create, delete and run
-# (tests/faults/crash.bats) where the cgroup is real: delete --force must
-# leave no cgroup either. SBRUN_FAULTS is the host's `make sbrun-faults`
-# (tests/run-all.sh copies it where the guest sees it); without it, or with
-# SBRUN_VM_FAULTS=0, skipped. It took 22 minutes of TCG on a 2-core host
-# that ran eight other guests at the time.
-if [ -n "${SBRUN_FAULTS:-}" ] && [ "${SBRUN_VM_FAULTS:-1}" != 0 ]; then
-	bats "$@" -f '^(create|delete|run): killed' "$SBRUN_SRCDIR/tests/faults/crash.bats" || rc=1
-else
-	echo "cgroups-suite: no SBRUN_FAULTS or SBRUN_VM_FAULTS=0: the fault points are not walked on real cgroups" >&2
-fi
-
-# Mount propagation on the guest's own shared mounts: the host suite's test,
-# once more where nothing is opted out.
-bats "$@" -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats" || rc=1
-
-# Races on one container and the wall-clock limit's escapees (double
-# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,
-# once more where the cgroup is real. Only the races a cgroup takes part
-# in (the loser of two creates must leave the winner's cgroup; delete -f
-# destroys it under a racing exec), two rounds: the whole file at three
-# rounds took 18 minutes under TCG.
-SBRUN_RACE_ROUNDS=${SBRUN_RACE_ROUNDS:-2} bats "$@" -f '^races: (two creates|kill, state)' \
-	"$SBRUN_SRCDIR/tests/integration/races.bats" || rc=1
-bats "$@" -f '^escape: ' "$SBRUN_SRCDIR/tests/integration/timeout.bats" || rc=1
-
-# containerd and its runc shim driving sbrun on real cgroups: the tests of
-# tests/engines/containerd.bats named "vm: ..." (pause/resume, metrics,
-# memory and cpu limits, an OOM event), one private containerd.
-bats "$@" -f '^vm: ' "$here/../engines/containerd.bats" || rc=1
-# The real podman on sbrun with real cgroups (tests/engines/podman.bats): the
-# tests whose checks differ in the VM, each resource flag once. podman is
-# slow under TCG (seconds a command): not the whole file.
-# SBRUN_VM_ENGINES=0 leaves them out.
-if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
-	podman_vm_tests='prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed'
-	bats "$@" -f "$podman_vm_tests" "$SBRUN_SRCDIR/tests/engines/podman.bats" || rc=1
-	# A Kubernetes pod through containerd's CRI plugin: the README's pod
-	# and the resource limits with UpdateContainerResources, on real cgroups.
-	bats "$@" -f "README's RuntimeClass|resources through CRI" \
-		"$SBRUN_SRCDIR/tests/engines/cri.bats" || rc=1
-fi
+suite
 
 # What a test made in the cgroup tree and left behind is a failure too.
 left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)
 if [ -n "$left" ]; then
 	echo "cgroups-suite: leftover cgroups: $left" >&2
+	echo "not ok - cgroups-suite: leftover cgroups: $(echo $left)"
 	rc=1
 fi
 exit $rc
