@@ -1,6 +1,7 @@
-/* Namespaces: pid, mount, ipc, uts and cgroup always new; never the host's
- * own namespace by path; a network namespace of the container's own
- * (strict: a new, empty one); only sysctls such a namespace isolates. */
+/* Namespaces: no entry for pid or ipc (the host's) refused; mount, uts and
+ * cgroup always new; never the host's own namespace by path; a network
+ * namespace of the container's own (strict: a new, empty one); only sysctls
+ * such a namespace isolates. */
 #include "spec/floor.h"
 
 #include "common/error.h"
@@ -13,8 +14,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const enum oci_namespace_type always_new[] = { OCI_NS_PID, OCI_NS_MOUNT, OCI_NS_IPC,
-                                                      OCI_NS_UTS, OCI_NS_CGROUP };
+static const enum oci_namespace_type always_new[] = { OCI_NS_MOUNT, OCI_NS_UTS, OCI_NS_CGROUP };
+
+/* No pid or ipc entry is an engine's request to share the host's (podman
+ * --pid=host / --ipc=host, Kubernetes hostPID / hostIPC): the workload would
+ * believe it sees the host's processes or shared memory. A new namespace in
+ * its place would be a silent divergence, so the request is refused, as the
+ * host network is. */
+static const enum oci_namespace_type never_host[] = { OCI_NS_PID, OCI_NS_IPC };
 
 static int add_namespace(struct oci_linux *linux_, enum oci_namespace_type type,
                          struct sb_error *err)
@@ -119,6 +126,17 @@ int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                                  "standard: never the host's own namespace") < 0)
                         return -1;
         }
+        for (size_t k = 0; k < sizeof(never_host) / sizeof(never_host[0]); k++) {
+                size_t i = 0;
+                char value[64], rule[64];
+                const char *name = oci_namespace_type_name(never_host[k]);
+                if (find(linux_, never_host[k], &i) != NULL)
+                        continue;
+                snprintf(value, sizeof(value), "the host %s namespace", name);
+                snprintf(rule, sizeof(rule), "standard: no host %s namespace", name);
+                if (floor_refuse(report, err, "linux.namespaces", value, rule) < 0)
+                        return -1;
+        }
         for (size_t k = 0; k < sizeof(always_new) / sizeof(always_new[0]); k++) {
                 size_t i = 0;
                 char field[64];
@@ -129,8 +147,7 @@ int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                 snprintf(field, sizeof(field), "linux.namespaces.%s",
                          oci_namespace_type_name(always_new[k]));
                 if (floor_note(report, err, FLOOR_ADDED, field, "host", "new",
-                               "standard: pid, mount, ipc, uts and cgroup namespaces always new") <
-                    0)
+                               "standard: mount, uts and cgroup namespaces always new") < 0)
                         return -1;
         }
         if (sysctls(linux_, report, err) < 0)

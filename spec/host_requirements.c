@@ -24,7 +24,8 @@ const char *host_status_name(enum host_status status)
         return "FAIL";
 }
 
-/* The floor makes pid, mount, ipc, uts and cgroup namespaces always new and
+/* The floor gives every container new pid, mount, ipc, uts and cgroup
+ * namespaces (refusing a spec without pid or ipc, adding the others) and
  * gives every container a network namespace of its own
  * (spec/floor_namespaces.c); bwrap, root, seccomp filters with
  * KILL_PROCESS and ERRNO (the floor's deny-list) and openat2 (sbrun-init

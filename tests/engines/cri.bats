@@ -321,6 +321,19 @@ run_pod() {
         [ "$(jq '.pods | length' <<<"$output")" = 0 ]
 }
 
+@test "the floor under a pod: hostPID and hostIPC fail RunPodSandbox with the refusal naming the namespace" {
+        local pf t
+        for t in pid ipc; do
+                pf=$(pod_config "host$t" ".linux.security_context.namespace_options.$t = \"NODE\"")
+                run cri run-pod-sandbox "$pf" sbrun
+                [ "$status" -eq 125 ] || fail "host$t: status $status: $output"
+                [[ $output == *"linux.namespaces: the host $t namespace refused (rule: standard: no host $t namespace)"* ]] ||
+                        fail "RunPodSandbox with host$t: $output"
+                run cri list
+                [ "$(jq '.pods | length' <<<"$output")" = 0 ]
+        done
+}
+
 @test "resources through CRI: memory and cpu limits at create, UpdateContainerResources" {
         run_pod res . '.linux.resources = {memory_limit_in_bytes: 67108864, cpu_period: 100000, cpu_quota: 50000}'
         cri start-container "$CTR_ID"

@@ -455,13 +455,20 @@ YAML
         [[ $output != *"0000000000000000"* ]] || fail "the standard profile has no capabilities: $output"
 }
 
-@test "the floor's deliberate differences: --privileged and --network host refused, seccomp=unconfined still confined" {
+@test "the floor's deliberate differences: --privileged, --network host, --pid=host and --ipc=host refused, seccomp=unconfined still confined" {
         run -126 podman run --rm --privileged busybox true
         [[ $output == *'annotations["io.podman.annotations.privileged"]: TRUE (podman --privileged) refused (rule: standard: no privileged container)'* ]] ||
                 fail "--privileged: $output"
         run -126 podman run --rm --network host busybox true
         [[ $output == *"linux.namespaces: the host network namespace refused (rule: standard: no host network namespace)"* ]] ||
                 fail "--network host: $output"
+        # --pid=host and --ipc=host: refused, never a new namespace in silence.
+        local t
+        for t in pid ipc; do
+                run -126 podman run --rm "--$t=host" busybox true
+                [[ $output == *"linux.namespaces: the host $t namespace refused (rule: standard: no host $t namespace)"* ]] ||
+                        fail "--$t=host: $output"
+        done
         run podman run --rm --security-opt seccomp=unconfined --cap-add NET_RAW --cap-add MKNOD busybox grep -E '^(Seccomp|CapBnd|NoNewPrivs):' /proc/self/status
         [ "$status" -eq 0 ] || fail "status $status: $output"
         [[ $output == *"Seccomp:	2"* ]] || fail "no seccomp filter: $output"

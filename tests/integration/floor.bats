@@ -91,15 +91,40 @@ explain_json() {
         [[ $output == *"linux.namespaces["*"].path"* ]]
 }
 
-@test "floor: missing pid, ipc, uts, mount and cgroup namespaces are added" {
+@test "floor: missing uts, mount and cgroup namespaces are added" {
         make_bundle
-        set_cmd 'for t in pid ipc uts cgroup; do readlink /proc/self/ns/$t; done'
-        edit_config '.linux.namespaces |= map(select(.type == "network"))'
+        set_cmd 'for t in uts cgroup mnt; do readlink /proc/self/ns/$t; done'
+        edit_config '.linux.namespaces |= map(select(.type == "network" or .type == "pid" or .type == "ipc"))'
 
         run sbrun run -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
-        for t in pid ipc uts cgroup; do
+        [ "${#lines[@]}" -eq 3 ]
+        for t in uts cgroup mnt; do
+                [[ $output == *"$t:["* ]]
                 [[ $output != *"$(readlink /proc/self/ns/$t)"* ]]
+        done
+}
+
+@test "floor: no pid or no ipc namespace (the host's: podman --pid=host, --ipc=host) is refused, under both profiles, leaving nothing" {
+        for profile in standard strict; do
+                for t in pid ipc; do
+                        make_bundle "$TEST_DIR/b-$profile-$t"
+                        BUNDLE=$TEST_DIR/b-$profile-$t edit_config \
+                                '.linux.namespaces |= map(select(.type != $t))' --arg t "$t"
+                        opts=()
+                        [ "$profile" = strict ] && opts=(--policy "$(policy_file '{"floor": {"profile": "strict"}}')")
+                        run detached sbrun "${opts[@]}" create -b "$TEST_DIR/b-$profile-$t" "$ID-$t"
+                        assert_fails_cleanly "$ID-$t" \
+                                "linux.namespaces: the host $t namespace refused (rule: standard: no host $t namespace)"
+                        [ ! -e "$ROOT/$ID-$t" ]
+                        run sbrun "${opts[@]}" policy explain --bundle "$TEST_DIR/b-$profile-$t" --format json
+                        [ "$status" -eq 0 ]
+                        [ "$(jq -r .allowed <<<"$output")" = false ]
+                        [ "$(jq -r .profile <<<"$output")" = "$profile" ]
+                        [ "$(jq -r --arg v "the host $t namespace" \
+                                '.changes[] | select(.field == "linux.namespaces" and .requested == $v) | .action' \
+                                <<<"$output")" = refused ]
+                done
         done
 }
 

@@ -159,19 +159,20 @@ static bool has_namespace(const struct oci_linux *l, enum oci_namespace_type typ
 static void test_namespaces_always_new(void **state)
 {
         struct floor_run run;
-        const enum oci_namespace_type always[] = { OCI_NS_PID, OCI_NS_MOUNT, OCI_NS_IPC, OCI_NS_UTS,
-                                                   OCI_NS_CGROUP };
+        const enum oci_namespace_type always[] = { OCI_NS_MOUNT, OCI_NS_UTS, OCI_NS_CGROUP };
         (void)state;
 
-        floor_run_ok(&run, BARE("{'type':'network'}"), NULL);
+        floor_run_ok(&run, BARE("{'type':'network'},{'type':'pid'},{'type':'ipc'}"), NULL);
         for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
                 char field[64];
                 assert_true(has_namespace(run.config->linux_, always[i]));
                 snprintf(field, sizeof(field), "linux.namespaces.%s",
                          oci_namespace_type_name(always[i]));
                 assert_change(&run.report, field, FLOOR_ADDED, "host", "new",
-                              "standard: pid, mount, ipc, uts and cgroup namespaces always new");
+                              "standard: mount, uts and cgroup namespaces always new");
         }
+        assert_true(has_namespace(run.config->linux_, OCI_NS_PID));
+        assert_true(has_namespace(run.config->linux_, OCI_NS_IPC));
         /* A user namespace is the spec's choice: neither added nor removed. */
         assert_false(has_namespace(run.config->linux_, OCI_NS_USER));
         assert_int_equal(run.config->linux_->n_namespaces, 6);
@@ -183,6 +184,37 @@ static void test_namespaces_always_new(void **state)
         floor_run_release(&run);
 }
 
+static void test_host_pid_ipc_refused(void **state)
+{
+        struct floor_run run;
+        const char *strict[] = { NULL, STRICT_POLICY };
+        (void)state;
+
+        /* No pid or ipc entry is podman's --pid=host / --ipc=host (hostPID,
+         * hostIPC): refused under both profiles, never replaced in silence. */
+        for (size_t k = 0; k < 2; k++) {
+                assert_int_equal(floor_run(&run, BARE("{'type':'network'},{'type':'ipc'}"),
+                                           strict[k], NULL, NULL, FLOOR_CREATE),
+                                 -1);
+                assert_string_equal(run.error, "linux.namespaces: the host pid namespace refused "
+                                               "(rule: standard: no host pid namespace)");
+                floor_run_release(&run);
+                assert_int_equal(floor_run(&run, BARE("{'type':'network'},{'type':'pid'}"),
+                                           strict[k], NULL, NULL, FLOOR_CREATE),
+                                 -1);
+                assert_string_equal(run.error, "linux.namespaces: the host ipc namespace refused "
+                                               "(rule: standard: no host ipc namespace)");
+                floor_run_release(&run);
+        }
+        /* explain names both. */
+        floor_run(&run, BARE("{'type':'network'}"), NULL, NULL, NULL, FLOOR_EXPLAIN);
+        assert_change(&run.report, "linux.namespaces", FLOOR_REFUSED, "the host pid namespace",
+                      "refused", "standard: no host pid namespace");
+        assert_change(&run.report, "linux.namespaces", FLOOR_REFUSED, "the host ipc namespace",
+                      "refused", "standard: no host ipc namespace");
+        floor_run_release(&run);
+}
+
 static void test_host_network_refused(void **state)
 {
         struct floor_run run;
@@ -190,13 +222,14 @@ static void test_host_network_refused(void **state)
 
         /* No network entry is podman's --network host: refused under
          * standard, replaced by a new empty namespace under strict. */
-        assert_int_equal(floor_run(&run, BARE("{'type':'pid'}"), NULL, NULL, NULL, FLOOR_CREATE),
+        assert_int_equal(floor_run(&run, BARE("{'type':'pid'},{'type':'ipc'}"), NULL, NULL, NULL,
+                                   FLOOR_CREATE),
                          -1);
         assert_string_equal(run.error, "linux.namespaces: the host network namespace refused "
                                        "(rule: standard: no host network namespace)");
         floor_run_release(&run);
 
-        floor_run_ok(&run, BARE("{'type':'pid'}"), STRICT_POLICY);
+        floor_run_ok(&run, BARE("{'type':'pid'},{'type':'ipc'}"), STRICT_POLICY);
         assert_true(has_namespace(run.config->linux_, OCI_NS_NETWORK));
         assert_change(&run.report, "linux.namespaces.network", FLOOR_ADDED, "host network",
                       "new empty network namespace", "strict: no network");
@@ -227,12 +260,18 @@ static void test_host_namespace_paths_refused(void **state)
 
         /* Another namespace's path is the runtime's to open (it does not
          * exist here); strict refuses joining any network namespace. */
-        floor_run_ok(&run, BARE("{'type':'network','path':'/nonexistent/netns'}"), NULL);
+        floor_run_ok(
+                &run,
+                BARE("{'type':'network','path':'/nonexistent/netns'},{'type':'pid'},{'type':'ipc'}"),
+                NULL);
         assert_no_change(&run.report, "linux.namespaces[0].path");
         floor_run_release(&run);
-        assert_int_equal(floor_run(&run, BARE("{'type':'network','path':'/nonexistent/netns'}"),
-                                   STRICT_POLICY, NULL, NULL, FLOOR_CREATE),
-                         -1);
+        assert_int_equal(
+                floor_run(
+                        &run,
+                        BARE("{'type':'network','path':'/nonexistent/netns'},{'type':'pid'},{'type':'ipc'}"),
+                        STRICT_POLICY, NULL, NULL, FLOOR_CREATE),
+                -1);
         assert_string_equal(run.error, "linux.namespaces[0].path: /nonexistent/netns refused "
                                        "(rule: strict: no network, joining a network namespace)");
         floor_run_release(&run);
@@ -346,6 +385,7 @@ int main(void)
                 cmocka_unit_test(test_no_new_privileges),
                 cmocka_unit_test(test_seccomp_always),
                 cmocka_unit_test(test_namespaces_always_new),
+                cmocka_unit_test(test_host_pid_ipc_refused),
                 cmocka_unit_test(test_host_network_refused),
                 cmocka_unit_test(test_host_namespace_paths_refused),
                 cmocka_unit_test(test_sysctls),
