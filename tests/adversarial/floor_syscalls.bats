@@ -76,10 +76,27 @@ expect_errno() {
         done
 }
 
-@test "floor: a 32-bit syscall through int 0x80 and an x32 syscall cannot mkdir" {
+@test "floor: a 32-bit syscall through int 0x80 and an x32 syscall cannot mkdir (each where the kernel runs it outside)" {
         attack_bundle
+        # The control: each attack run on the host, outside any container. An
+        # entry point the kernel itself refuses (this host's kernel has no
+        # x32: ENOSYS) proves nothing inside: that attack is left to the VM
+        # lane (tests/vm/floor_attacks.bats, syscall.x32=y), and the test is
+        # skipped, saying so, when neither works here.
+        local attacks=() attack bin
+        bin=$(helper_bin floor_attack)
+        for attack in int80-mkdir x32-mkdir; do
+                run "$bin" "$attack" "$TEST_DIR/control-$attack"
+                if [ "$status" -eq 0 ] && [ "$output" = "$attack rc=0 errno=0" ] &&
+                        [ -d "$TEST_DIR/control-$attack" ]; then
+                        attacks+=("$attack")
+                else
+                        echo "# control: $attack does not work on this kernel outside a container: $output" >&3
+                fi
+        done
+        [ ${#attacks[@]} -gt 0 ] || skip "neither int 0x80 nor x32 mkdir works on this kernel outside a container"
         for profile in standard strict; do
-                for attack in int80-mkdir x32-mkdir; do
+                for attack in "${attacks[@]}"; do
                         run_attack $profile $attack /tmp/$attack
                         # Killed (SIGSYS 159, or SIGSEGV 139 where the kernel has
                         # no 32-bit entry at all) or refused: never done.

@@ -13,8 +13,10 @@ load ../helpers
 @test "--help lists the commands" {
         run sbrun --help
         [ "$status" -eq 0 ]
-        for cmd in create start state kill delete run list spec check; do
-                [[ $output == *"$cmd"* ]]
+        # Each as a line of the Commands list ("  run   create and start..."),
+        # not a word inside another ("sbrun" holds "run").
+        for cmd in create start state kill delete run list spec check exec ps pause resume update features; do
+                grep -Eq "^  $cmd +[a-z]" <<<"$output" || fail "no '$cmd' line in: $output"
         done
 }
 

@@ -148,7 +148,10 @@ create_hook_fails() {
         [ "$status" -eq 0 ]
         [ -e "$TEST_DIR/rec/poststart1.state" ]
         [ -e "$TEST_DIR/rec/poststart2.state" ]
-        grep -q 'hooks.poststart\[0\]' "$TEST_DIR/sbrun.log"
+        # The warning, not the hook's own output line (level=info).
+        grep -q 'level=warning msg="hooks.poststart\[0\] (output: output of poststart1): hook .*: exit status 3"' \
+                "$TEST_DIR/sbrun.log"
+        ! grep -q 'level=warning msg="hooks.poststart\[1\]' "$TEST_DIR/sbrun.log"
         [ "$(container_status "$ID")" = running ]
 }
 
@@ -163,7 +166,8 @@ create_hook_fails() {
         [ "$status" -eq 0 ]
         [ -e "$TEST_DIR/rec/poststop1.state" ]
         [ -e "$TEST_DIR/rec/poststop2.state" ]
-        grep -q 'poststop' "$TEST_DIR/sbrun.log"
+        grep -q 'level=warning msg="hooks.poststop\[0\] (output: output of poststop1): hook .*: exit status 3"' \
+                "$TEST_DIR/sbrun.log"
         assert_no_leftovers "$ID"
 }
 

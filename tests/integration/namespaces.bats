@@ -194,8 +194,7 @@ wait_ns() {
                 --arg p "/proc/$HELPER_PID/ns/uts"
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        [ "$status" -eq 1 ]
-        assert_no_leftovers "$ID"
+        assert_fails_cleanly "$ID" "linux.namespaces[1].path: \"/proc/$HELPER_PID/ns/uts\" is not a network namespace"
 }
 
 @test "a namespace path that does not exist fails with 'no such file or directory'" {

@@ -172,7 +172,11 @@ load ../helpers
         run sbrun run -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
         [[ $output == "uid=1000(user) gid=1000(user) groups="* ]]
-        [[ $output == *"10"* ]]
+        # The group ids of "groups=1000(user),10(uucp),...", one per line.
+        local gids
+        gids=$(sed -n 's/.*groups=//p' <<<"$output" | tr ',' '\n' | sed 's/(.*//')
+        grep -qx 10 <<<"$gids" || fail "no group 10 in: $output"
+        grep -qx 65534 <<<"$gids" || fail "no group 65534 in: $output"
         [[ $output == *"65534(nogroup)"* ]]
         [[ $output != *"groups=0"* ]]
         [[ $output != *"(root)"* ]]
@@ -319,9 +323,11 @@ load ../helpers
 @test "--preserve-fds of a negative or non-numeric count is refused" {
         make_bundle
 
-        run detached sbrun create --preserve-fds lots -b "$BUNDLE" "$ID"
-        [ "$status" -ne 0 ]
-        assert_no_leftovers "$ID"
+        local v
+        for v in lots -1 "" 3x 99999999999999999999; do
+                run detached sbrun create --preserve-fds "$v" -b "$BUNDLE" "$ID"
+                assert_fails_cleanly "$ID" "--preserve-fds: invalid value \"$v\""
+        done
 }
 
 # --- signals ----------------------------------------------------------------

@@ -125,7 +125,7 @@ fill_root() {
         run detached sbrun create -b "$BUNDLE" "$ID"
         [ "$status" -ne 0 ] || fail "create succeeded on a full file system"
         [[ ${output,,} == *"no space left on device"* ]] || fail "create: $output"
-        [[ $output == *"$ROOT"* || $output == *"state"* ]] || fail "create does not say where: $output"
+        [[ $output == *"$ROOT/$ID"* ]] || fail "create does not say where: $output"
         rm -f "$FULL_FS/filler"
         [ ! -e "$ROOT/$ID" ] || fail "state dir left on the full file system"
         unmount_full
