@@ -14,16 +14,17 @@ static bool requests_resources(const struct oci_config *config)
         return config->linux_ != NULL && config->linux_->resources != NULL;
 }
 
-int floor_cgroups_unenforceable(const struct operator_policy *policy,
-                                const struct oci_config *config, const char *id,
-                                const char *host_reason, bool *unenforced,
-                                struct floor_report *report, struct sb_error *err)
+int floor_cgroups_decide(const struct operator_policy *policy, const struct oci_config *config,
+                         const char *id, const char *host_unusable, bool *unenforced,
+                         struct floor_report *report, struct sb_error *err)
 {
-        const char *reason = host_reason ? host_reason : "cgroup v2 is not usable";
+        const char *reason = host_unusable;
         const char *path = policy->source ? policy->source : OPERATOR_POLICY_PATH;
         char rule[PATH_MAX + 64];
 
         *unenforced = false;
+        if (host_unusable == NULL)
+                return 0;
         if (policy->cgroups_enforce) {
                 if (report->explain) {
                         snprintf(rule, sizeof(rule), "cgroups.enforce true in %s: %s", path,

@@ -25,13 +25,17 @@ int floor_wall_clock(const struct operator_policy *policy, const struct oci_conf
                      int requested, int *seconds, struct floor_report *report,
                      struct sb_error *err);
 
-/* The host cannot enforce resource limits (host_reason says why): the
- * container is refused unless the operator's policy says "cgroups":
- * {"enforce": false}; then *unenforced is set and the dropped limits are
- * recorded. In explain mode a refusal is recorded and 0 returned. */
-int floor_cgroups_unenforceable(const struct operator_policy *policy,
-                                const struct oci_config *config, const char *id,
-                                const char *host_reason, bool *unenforced,
-                                struct floor_report *report, struct sb_error *err);
+/* Whether the container's resource limits are enforced: the one decision
+ * create (runtime/cgroup/container_cgroup.c), `check` and `policy
+ * explain`/`show` make, from the host fact runtime/ probes
+ * (cgroup_root_probe, runtime/cgroup/cgroup_root.h). host_unusable NULL:
+ * the host can enforce them, nothing to decide. Otherwise (it says why
+ * not) the container is refused unless the operator's policy says
+ * "cgroups": {"enforce": false}; then *unenforced is set and the dropped
+ * limits are recorded. In explain mode a refusal is recorded and 0
+ * returned. */
+int floor_cgroups_decide(const struct operator_policy *policy, const struct oci_config *config,
+                         const char *id, const char *host_unusable, bool *unenforced,
+                         struct floor_report *report, struct sb_error *err);
 
 #endif

@@ -62,7 +62,7 @@ enum host_status host_requirement_status(const char *item, bool available)
         return HOST_FAIL;
 }
 
-int host_cgroups_status(const struct operator_policy *policy, const char *host_reason,
+int host_cgroups_status(const struct operator_policy *policy, const char *host_unusable,
                         const char *where, enum host_status *status, char **detail,
                         struct sb_error *err)
 {
@@ -73,15 +73,10 @@ int host_cgroups_status(const struct operator_policy *policy, const char *host_r
         int n;
 
         *detail = NULL;
-        if (host_reason == NULL) {
-                *status = HOST_OK;
-                n = asprintf(detail, "limits are enforced in %s", where);
-                return n < 0 ? sb_fail(err, ENOMEM, "cgroups") : 0;
-        }
         /* The same call as create's (runtime/cgroup/container_cgroup.c),
          * without its warning: here the answer is printed instead. */
-        if (floor_cgroups_unenforceable(policy, &empty, "(check)", host_reason, &unenforced,
-                                        &report, &refused) < 0) {
+        if (floor_cgroups_decide(policy, &empty, "(check)", host_unusable, &unenforced, &report,
+                                 &refused) < 0) {
                 floor_report_release(&report);
                 if (refused.errnum != 0) {
                         sb_error_clear(&refused);
@@ -92,10 +87,15 @@ int host_cgroups_status(const struct operator_policy *policy, const char *host_r
                 return 0;
         }
         floor_report_release(&report);
-        *status = HOST_WARN;
-        n = asprintf(detail,
-                     "not enforced, allowed by policy %s (\"cgroups\": {\"enforce\": "
-                     "false}): %s",
-                     policy->source ? policy->source : OPERATOR_POLICY_PATH, host_reason);
+        if (!unenforced) {
+                *status = HOST_OK;
+                n = asprintf(detail, "limits are enforced in %s", where);
+        } else {
+                *status = HOST_WARN;
+                n = asprintf(detail,
+                             "not enforced, allowed by policy %s (\"cgroups\": {\"enforce\": "
+                             "false}): %s",
+                             policy->source ? policy->source : OPERATOR_POLICY_PATH, host_unusable);
+        }
         return n < 0 ? sb_fail(err, ENOMEM, "cgroups") : 0;
 }

@@ -1,7 +1,7 @@
 /* What `sbrun check` calls ready: for each host fact runtime/ probes, whether
  * a confined container needs it (create fails without it: FAIL) or only some
  * configs do (WARN), and for cgroups the very decision create makes
- * (floor_cgroups_unenforceable, spec/floor_runtime.h). Pure: the facts come
+ * (floor_cgroups_decide, spec/floor_runtime.h). Pure: the facts come
  * from runtime/sandbox/host_probe.h. */
 #ifndef SB_SPEC_HOST_REQUIREMENTS_H
 #define SB_SPEC_HOST_REQUIREMENTS_H
@@ -27,12 +27,12 @@ const char *host_status_name(enum host_status status);
  * someone says otherwise. */
 enum host_status host_requirement_status(const char *item, bool available);
 
-/* The cgroup line: cgroup v2 usable (host_reason NULL), or not (host_reason
- * says why, as cgroup_root_find's error). Then, as create decides, the
- * operator's policy either refuses (FAIL) or lets containers run without
- * limits (WARN, "not enforced, allowed by ..."). *detail is the line's
- * text (caller frees). */
-int host_cgroups_status(const struct operator_policy *policy, const char *host_reason,
+/* The cgroup line: cgroup v2 usable (host_unusable NULL; where names the
+ * delegation root), or not (host_unusable says why, as cgroup_root_probe
+ * found it). Then, as create decides, the operator's policy either refuses
+ * (FAIL) or lets containers run without limits (WARN, "not enforced,
+ * allowed by ..."). *detail is the line's text (caller frees). */
+int host_cgroups_status(const struct operator_policy *policy, const char *host_unusable,
                         const char *where, enum host_status *status, char **detail,
                         struct sb_error *err);
 

@@ -244,3 +244,16 @@ int cgroup_root_find(struct cgroup_root *root, struct sb_error *err)
                         *rel = '\0';
         }
 }
+
+int cgroup_root_probe(struct cgroup_root *root, char **unusable, struct sb_error *err)
+{
+        struct sb_error why = { 0 };
+
+        *unusable = NULL;
+        if (cgroup_root_find(root, &why) == 0)
+                return 0;
+        *unusable = sb_error_text(&why);
+        sb_error_clear(&why);
+        cgroup_root_release(root);
+        return *unusable ? 0 : sb_fail(err, ENOMEM, "cgroup v2");
+}

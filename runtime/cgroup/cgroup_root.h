@@ -38,6 +38,12 @@ extern const char *const cgroup_required_controllers[];
  * /sys/fs/cgroup/unified (hybrid v1/v2 host)". */
 int cgroup_root_find(struct cgroup_root *root, struct sb_error *err);
 
+/* The host fact the floor's enforcement decision takes (floor_cgroups_decide,
+ * spec/floor_runtime.h): *unusable NULL and *root found where cgroup v2 can
+ * enforce limits, else *unusable is cgroup_root_find's reason (caller
+ * frees) and *root is released. Only running out of memory fails. */
+int cgroup_root_probe(struct cgroup_root *root, char **unusable, struct sb_error *err);
+
 void cgroup_root_release(struct cgroup_root *root);
 
 /* "hybrid v1/v2 host", … */

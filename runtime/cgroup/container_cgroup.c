@@ -45,38 +45,28 @@ static int check_path_syntax(const struct oci_config *config, const char *id, st
         return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
 }
 
-/* The host cannot enforce limits: the floor decides whether the container
- * may run without them. */
-static int host_cannot_enforce(struct container_cgroup *cc, const struct operator_policy *policy,
-                               const struct oci_config *config, const char *id,
-                               struct sb_error *err)
-{
-        _cleanup_free_ char *reason = sb_error_text(err);
-        struct floor_report report = { .log = true };
-        int ret;
-
-        sb_error_clear(err);
-        ret = floor_cgroups_unenforceable(policy, config, id, reason, &cc->unenforced, &report,
-                                          err);
-        floor_report_release(&report);
-        if (ret < 0)
-                return -1;
-        return check_path_syntax(config, id, err);
-}
-
 int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err)
 {
         const struct oci_linux *l = config->linux_;
+        struct floor_report report = { .log = true };
+        _cleanup_free_ char *unusable = NULL;
+        int ret;
 
         /* Bad resources are bad input on any host. */
         if (cgroup_resources_convert(l ? l->resources : NULL, "linux.resources", &cc->settings,
                                      err) < 0 ||
             device_filter_build(l, &cc->devices, err) < 0)
                 return -1;
-        if (cgroup_root_find(&cc->root, err) < 0)
-                return host_cannot_enforce(cc, policy, config, id, err);
+        if (cgroup_root_probe(&cc->root, &unusable, err) < 0)
+                return -1;
+        ret = floor_cgroups_decide(policy, config, id, unusable, &cc->unenforced, &report, err);
+        floor_report_release(&report);
+        if (ret < 0)
+                return -1;
+        if (cc->unenforced)
+                return check_path_syntax(config, id, err);
         return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id,
                                    global->systemd_cgroup, &cc->rel, err);
 }

@@ -8,7 +8,6 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/json_write.h"
-#include "runtime/cgroup/cgroup_root.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/bwrap_binary.h"
@@ -117,31 +116,19 @@ static void check_namespaces(struct check_list *l)
         }
 }
 
-/* Exactly create's decision (runtime/cgroup/container_cgroup.c): the
- * delegation root, else the operator policy's verdict on a host without. */
+/* Exactly create's decision (runtime/cgroup/container_cgroup.c). */
 static void check_cgroups(struct check_list *l, const struct operator_policy *policy)
 {
-        struct cgroup_root root = CGROUP_ROOT_INIT;
-        struct sb_error host = { 0 }, e = { 0 };
-        _cleanup_free_ char *reason = NULL, *where = NULL;
+        struct sb_error e = { 0 };
         enum host_status status;
         char *detail = NULL;
 
-        if (cgroup_root_find(&root, &host) < 0)
-                reason = sb_error_text(&host);
-        else if (asprintf(&where, "%s (%s; controllers cpu, memory, pids)", root.path,
-                          cgroup_layout_name(root.layout)) < 0)
-                where = NULL;
-        sb_error_clear(&host);
-        cgroup_root_release(&root);
         if (policy == NULL) {
                 add(l, "cgroups", HOST_FAIL, strdup("undecided: the operator policy is unusable"));
                 return;
         }
-        if (host_cgroups_status(policy, reason, where ? where : "the delegation root", &status,
-                                &detail, &e) < 0) {
-                add(l, "cgroups", HOST_FAIL, sb_error_text(&e));
-                sb_error_clear(&e);
+        if (host_probe_cgroups(policy, &status, &detail, &e) < 0) {
+                add_error(l, "cgroups", &e);
                 return;
         }
         add(l, "cgroups", status, detail);

@@ -9,6 +9,7 @@
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/host_probe.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -67,23 +68,22 @@ static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts
         return 0;
 }
 
-/* The enforcement setting, and what it means on this host. */
+/* The enforcement setting, and what it means on this host (as `check`
+ * says it). */
 static void print_cgroups(const struct operator_policy *policy)
 {
-        struct cgroup_root root = CGROUP_ROOT_INIT;
-        struct sb_error host = { 0 };
+        struct sb_error e = { 0 };
+        _cleanup_free_ char *detail = NULL;
+        enum host_status status;
 
         printf("cgroups.enforce: %s\n", policy->cgroups_enforce ? "true" : "false");
-        if (cgroup_root_find(&root, &host) == 0) {
-                printf("  this host: limits are enforced in %s\n", root.path);
-        } else {
-                _cleanup_free_ char *why = sb_error_text(&host);
-                printf("  this host: %s: %s\n", why ? why : "cgroup v2 is not usable",
-                       policy->cgroups_enforce ? "containers are refused" :
-                                                 "containers run WITHOUT resource limits");
+        if (host_probe_cgroups(policy, &status, &detail, &e) < 0) {
+                detail = sb_error_text(&e);
+                sb_error_clear(&e);
+                status = HOST_FAIL;
         }
-        sb_error_clear(&host);
-        cgroup_root_release(&root);
+        printf("  this host: %s%s\n", status == HOST_FAIL ? "containers are refused: " : "",
+               detail ? detail : "(out of memory)");
 }
 
 /* The floor's decisions about how the container runs: its wall-clock limit
@@ -92,19 +92,16 @@ static int explain_runtime(const struct operator_policy *policy, const struct oc
                            struct floor_report *report, struct sb_error *err)
 {
         struct cgroup_root root = CGROUP_ROOT_INIT;
-        int seconds, ret;
+        _cleanup_free_ char *unusable = NULL;
+        int seconds;
         bool unenforced;
 
-        if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0)
+        if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0 ||
+            cgroup_root_probe(&root, &unusable, err) < 0)
                 return -1;
-        ret = cgroup_root_find(&root, err);
         cgroup_root_release(&root);
-        if (ret == 0)
-                return 0;
-        _cleanup_free_ char *why = sb_error_text(err);
-        sb_error_clear(err);
-        return floor_cgroups_unenforceable(policy, config, "(explained)", why, &unenforced, report,
-                                           err);
+        return floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
+                                    err);
 }
 
 static int show(const struct global_options *global, struct sb_error *err)

@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "runtime/cgroup/cgroup_root.h"
 #include "runtime/container/lsm_host.h"
 
 #include <errno.h>
@@ -224,4 +225,23 @@ void host_probe_lsm(struct host_probe *p)
                 set(p, true, "%s; AppArmor off; SELinux %s", list,
                     facts.selinux_enabled ? "enabled" : "off");
         lsm_host_facts_release(&facts);
+}
+
+int host_probe_cgroups(const struct operator_policy *policy, enum host_status *status,
+                       char **detail, struct sb_error *err)
+{
+        struct cgroup_root root = CGROUP_ROOT_INIT;
+        _cleanup_free_ char *unusable = NULL, *where = NULL;
+        int ret;
+
+        *detail = NULL;
+        if (cgroup_root_probe(&root, &unusable, err) < 0)
+                return -1;
+        if (unusable == NULL && asprintf(&where, "%s (%s; controllers cpu, memory, pids)",
+                                         root.path, cgroup_layout_name(root.layout)) < 0)
+                where = NULL;
+        cgroup_root_release(&root);
+        ret = host_cgroups_status(policy, unusable, where ? where : "the delegation root", status,
+                                  detail, err);
+        return ret;
 }

@@ -6,7 +6,12 @@
 #ifndef SB_HOST_PROBE_H
 #define SB_HOST_PROBE_H
 
+#include "spec/host_requirements.h"
+
 #include <stdbool.h>
+
+struct operator_policy;
+struct sb_error;
 
 struct host_probe {
         bool available;
@@ -34,5 +39,12 @@ void host_probe_openat2(struct host_probe *p);
 /* /sys/kernel/security/lsm, and AppArmor and SELinux as create finds them
  * (runtime/container/lsm_host.h). Always available: only informs. */
 void host_probe_lsm(struct host_probe *p);
+
+/* cgroup v2 as create finds it (cgroup_root_probe), judged by the
+ * operator's policy as create judges it (host_cgroups_status): the cgroups
+ * line of `check` and of `policy show`. *detail: caller frees. Only running
+ * out of memory fails. */
+int host_probe_cgroups(const struct operator_policy *policy, enum host_status *status,
+                       char **detail, struct sb_error *err);
 
 #endif

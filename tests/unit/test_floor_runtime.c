@@ -116,6 +116,25 @@ static void test_bad_annotation_is_an_error_naming_it(void **state)
         floor_report_release(&report);
 }
 
+/* A host that can enforce limits: nothing to decide, whatever the policy. */
+static void test_enforcing_host_has_nothing_to_decide(void **state)
+{
+        struct floor_report report = { .explain = true };
+        struct sb_error err = { 0 };
+        bool unenforced = true;
+
+        (void)state;
+        for (int enforce = 0; enforce <= 1; enforce++) {
+                struct operator_policy p = policy_with(0, enforce);
+                struct oci_config config = { 0 };
+                assert_int_equal(
+                        floor_cgroups_decide(&p, &config, "c1", NULL, &unenforced, &report, &err),
+                        0);
+                assert_false(unenforced);
+                assert_int_equal(report.n, 0);
+        }
+}
+
 static void test_unenforceable_host_refuses_by_default(void **state)
 {
         struct operator_policy p = policy_with(0, true);
@@ -125,8 +144,8 @@ static void test_unenforceable_host_refuses_by_default(void **state)
         bool unenforced = true;
 
         (void)state;
-        assert_int_equal(floor_cgroups_unenforceable(&p, &config, "c1", "no controllers",
-                                                     &unenforced, &report, &err),
+        assert_int_equal(floor_cgroups_decide(&p, &config, "c1", "no controllers", &unenforced,
+                                              &report, &err),
                          -1);
         assert_false(unenforced);
         assert_non_null(strstr(err.msg, "no controllers"));
@@ -135,8 +154,8 @@ static void test_unenforceable_host_refuses_by_default(void **state)
 
         /* explain records the refusal instead. */
         report.explain = true;
-        assert_int_equal(floor_cgroups_unenforceable(&p, &config, "c1", "no controllers",
-                                                     &unenforced, &report, &err),
+        assert_int_equal(floor_cgroups_decide(&p, &config, "c1", "no controllers", &unenforced,
+                                              &report, &err),
                          0);
         assert_int_equal(report.n, 1);
         assert_int_equal(report.changes[0].action, FLOOR_REFUSED);
@@ -153,8 +172,8 @@ static void test_opt_out_runs_unenforced_and_says_so(void **state)
         bool unenforced = false;
 
         (void)state;
-        assert_int_equal(floor_cgroups_unenforceable(&p, &config, "c1", "no controllers",
-                                                     &unenforced, &report, &err),
+        assert_int_equal(floor_cgroups_decide(&p, &config, "c1", "no controllers", &unenforced,
+                                              &report, &err),
                          0);
         assert_true(unenforced);
         assert_int_equal(report.n, 1);
@@ -170,6 +189,7 @@ int main(void)
                 cmocka_unit_test(test_lower_requests_lower_the_limit),
                 cmocka_unit_test(test_no_ceiling_no_request_no_limit),
                 cmocka_unit_test(test_bad_annotation_is_an_error_naming_it),
+                cmocka_unit_test(test_enforcing_host_has_nothing_to_decide),
                 cmocka_unit_test(test_unenforceable_host_refuses_by_default),
                 cmocka_unit_test(test_opt_out_runs_unenforced_and_says_so),
         };
