@@ -3,6 +3,7 @@
 #include "spec/operator_policy_floor.h"
 
 #include "common/error.h"
+#include "common/strv.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -63,6 +64,11 @@ static int parse_devices(json_val v, struct jpath *p, struct operator_policy *po
 
         if (!json_is_array(v))
                 return jfail(p, err, "expected an array");
+        /* A key given twice (in "floor" or by a second "floor" object): the
+         * last one holds, as for every other setting, and the first list
+         * must not leak (found by tests/fuzz/fuzz_policy). */
+        strv_free_n(policy->devices, policy->n_devices);
+        policy->n_devices = 0;
         policy->devices = calloc(n + 1, sizeof(char *));
         if (policy->devices == NULL)
                 return sb_fail(err, ENOMEM, "%s", p->buf);

@@ -91,9 +91,13 @@ device_policy() {
         local usage
         usage=$(jq -r .data.memory.usage.usage <<<"$output")
         echo "memory.current before: $mem_before, events: $usage, after: $(cat "$cg/memory.current")"
-        [ "$usage" -gt 0 ] && [ "$usage" -le 67108864 ]
+        # Each its own command: bats fails a test on a failed command, not on
+        # the first half of an && list.
+        [ "$usage" -gt 0 ]
+        [ "$usage" -le 67108864 ]
         # Within a MiB of the file (the container is idle).
-        [ $((usage - mem_before)) -lt 1048576 ] && [ $((mem_before - usage)) -lt 1048576 ]
+        [ $((usage - mem_before)) -lt 1048576 ]
+        [ $((mem_before - usage)) -lt 1048576 ]
         jq -e '.data.memory.raw | has("anon") and has("file")' <<<"$output"
         jq -e '.data.cpu.usage.total > 0' <<<"$output"
 }
@@ -133,8 +137,10 @@ wait_for_lines() {
                 sleep 0.5
         done
         kill -0 "$epid" 2>/dev/null && { kill -KILL "$epid"; fail "events did not end with the container"; }
-        # Its exit status is not asserted here: in the VM lane it ended
-        # non-zero once, cause not found yet (see the session note).
+        # Its exit status is not asserted yet: in a guest with one vCPU beside
+        # a loaded host it was 124, timeout's own status (the 300 s bound
+        # above struck while the loop waited), so the stream may not end by
+        # itself in time there; not yet told apart from slowness.
         wait "$epid" || rc=$?
         echo "events ended with status $rc: $(cat "$TEST_DIR/events.err")"
 }
