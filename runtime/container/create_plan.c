@@ -1,13 +1,8 @@
 #include "runtime/container/create_plan.h"
 
-#include "common/cleanup.h"
 #include "common/error.h"
-#include "common/fs_util.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/sandbox/plan_build.h"
-
-#include <stdint.h>
-#include <stdlib.h>
 
 int create_plan_prepare(struct create_ctx *c, const char *session_keyring, struct sb_error *err)
 {
@@ -23,22 +18,15 @@ int create_plan_prepare(struct create_ctx *c, const char *session_keyring, struc
                 .console_fd = launcher_fd_number(preserve_fds, LFD_CONSOLE),
                 .session_keyring = session_keyring,
         };
-        _cleanup_free_ uint8_t *encoded = NULL;
-        size_t len = 0;
+        const struct plan_confinement conf = {
+                .floor = &c->floor,
+                .seccomp = &c->seccomp,
+                .cgroup = container_cgroup_fd(&c->cgroup) >= 0,
+        };
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)
                 return -1;
-        if (container_cgroup_fd(&c->cgroup) >= 0)
-                c->plan.cgroup_procs_fd = launcher_fd_number(preserve_fds, LFD_CGROUP);
         c->plan.unshare_cgroupns = c->ns.unshare[OCI_NS_CGROUP];
-        /* The floor first: the spec's filter is stacked on top of it. */
-        if (floor_seccomp_to_plan(&c->floor, &c->plan, err) < 0)
-                return -1;
-        if (seccomp_setup_to_plan(&c->seccomp, launcher_fd_number(preserve_fds, LFD_SECCOMP),
-                                  &c->plan, err) < 0)
-                return -1;
-        if (init_plan_encode(&c->plan, &encoded, &len, err) < 0)
-                return -1;
-        c->fds[LFD_PLAN] = sb_memfd_with("sbrun-init-plan", encoded, len, err);
+        c->fds[LFD_PLAN] = plan_seal(&c->plan, &conf, "sbrun-init-plan", err);
         return c->fds[LFD_PLAN] < 0 ? -1 : 0;
 }

@@ -304,8 +304,6 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                    const struct global_options *global, struct sb_error *err)
 {
         char path[64];
-        _cleanup_free_ uint8_t *encoded = NULL;
-        size_t len = 0;
 
         /* bwrap always sets no_new_privs for the first process
          * (docs/design.md#bwrap-always-sets-no_new_privs): so does every exec. */
@@ -321,24 +319,23 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         if (exec_lookup(x->root_fd, x->process->args[0], cwd, x->process->env, &x->exec_path, err) <
             0)
                 return -1;
-        if (plan_fill_process(&x->plan, x->process, x->exec_path, cwd, 0, err) < 0)
+        const struct plan_inputs in = {
+                .cwd = cwd,
+                .preserve_fds = opts->preserve_fds,
+                .ready_fd = launcher_fd_number(opts->preserve_fds, LFD_READY),
+                .fifo_fd = -1,
+                .stderr_fd = -1,
+                .console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE),
+        };
+        if (plan_build_exec(x->process, x->exec_path, &in, &x->plan, err) < 0)
                 return -1;
-        x->plan.ready_fd = launcher_fd_number(opts->preserve_fds, LFD_READY);
-        x->plan.fifo_fd = -1;
-        x->plan.stderr_fd = -1;
-        x->plan.preserve_fds = opts->preserve_fds;
         /* The floor and the container's seccomp filter hold for every exec
-         * too, the floor first as in create. */
+         * too. */
         if (floor_seccomp_prepare(x->profile, global->root, &x->floor, err) < 0 ||
-            floor_seccomp_to_plan(&x->floor, &x->plan, err) < 0)
-                return -1;
-        if (seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
+            seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
                 return -1;
         x->seccomp_channel = seccomp_setup_open_channel(&x->seccomp, err);
         if (x->seccomp_channel < 0)
-                return -1;
-        if (seccomp_setup_to_plan(&x->seccomp, launcher_fd_number(opts->preserve_fds, LFD_SECCOMP),
-                                  &x->plan, err) < 0)
                 return -1;
         if (x->process->terminal) {
                 int rc = opts->console_socket ?
@@ -347,7 +344,6 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                                  console_socket_pair(&x->console_receiver, &x->console_fd, err);
                 if (rc < 0)
                         return -1;
-                x->plan.console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE);
         }
         if (x->state->cgroup_path != NULL) {
                 _cleanup_close_ int dir =
@@ -356,14 +352,15 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 if (x->cgroup_fd < 0)
                         return sb_fail(err, errno, "exec: open %s/cgroup.procs",
                                        x->state->cgroup_path);
-                x->plan.cgroup_procs_fd = launcher_fd_number(opts->preserve_fds, LFD_CGROUP);
         }
-        if (init_plan_encode(&x->plan, &encoded, &len, err) < 0)
+        const struct plan_confinement conf = {
+                .floor = &x->floor,
+                .seccomp = &x->seccomp,
+                .cgroup = x->cgroup_fd >= 0,
+        };
+        x->plan_fd = plan_seal(&x->plan, &conf, "sbrun-exec-plan", err);
+        if (x->plan_fd < 0)
                 return -1;
-        x->plan_fd = memfd_create("sbrun-exec-plan", MFD_CLOEXEC);
-        if (x->plan_fd < 0 || sb_write_all(x->plan_fd, encoded, len) < 0 ||
-            lseek(x->plan_fd, 0, SEEK_SET) < 0)
-                return sb_fail(err, errno, "exec: write the init plan");
         x->image_fd = init_image_memfd(err);
         if (x->image_fd < 0)
                 return -1;

@@ -1,10 +1,15 @@
 #include "runtime/sandbox/plan_build.h"
 
+#include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 #include "common/log.h"
 #include "common/strv.h"
 #include "oci/config.h"
+#include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/mount_translate.h"
+#include "runtime/seccomp/floor_seccomp.h"
+#include "runtime/seccomp/seccomp_setup.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -106,9 +111,14 @@ static void skip_unraisable_ambient(struct init_plan *plan)
         plan->cap_ambient &= raisable;
 }
 
-int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
-                      const char *exec_path, const char *cwd, int listen_fds, struct sb_error *err)
+/* The process half of a plan, shared by create and exec: what to run, as
+ * whom, with which capabilities, on which fds. */
+static int fill_process(struct init_plan *plan, const struct oci_process *process,
+                        const char *exec_path, const struct plan_inputs *in, struct sb_error *err)
 {
+        const char *cwd = in->cwd;
+        int listen_fds = in->listen_fds;
+
         plan->args = copy_strv(process->args, process->n_args);
         plan->env = build_env(process, listen_fds);
         plan->exec_path = exec_path ? strdup(exec_path) : NULL;
@@ -144,13 +154,17 @@ int plan_fill_process(struct init_plan *plan, const struct oci_process *process,
             (process->selinux_label && *process->selinux_label &&
              (plan->selinux_label = strdup(process->selinux_label)) == NULL))
                 return sb_fail(err, ENOMEM, "init plan");
-        plan->console_fd = -1;
         plan->cgroup_procs_fd = -1;
         plan->terminal = process->terminal;
         if (process->has_console_size) {
                 plan->console_height = process->console_size.height;
                 plan->console_width = process->console_size.width;
         }
+        plan->ready_fd = in->ready_fd;
+        plan->fifo_fd = in->fifo_fd;
+        plan->stderr_fd = in->stderr_fd;
+        plan->console_fd = plan->terminal ? in->console_fd : -1;
+        plan->preserve_fds = in->preserve_fds;
         return 0;
 }
 
@@ -189,8 +203,7 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         const struct oci_linux *linux_ = config->linux_;
 
         memset(plan, 0, sizeof(*plan));
-        /* No exec_path: sbrun-init looks args[0] up once the mounts are made. */
-        if (plan_fill_process(plan, config->process, NULL, in->cwd, in->listen_fds, err) < 0)
+        if (fill_process(plan, config->process, NULL, in, err) < 0)
                 return -1;
         if (linux_ != NULL) {
                 if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
@@ -207,13 +220,36 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         if (build_devices(linux_, plan, err) < 0)
                 return -1;
         plan->readonly_root = config->root.readonly;
-        plan->ready_fd = in->ready_fd;
-        plan->fifo_fd = in->fifo_fd;
-        plan->stderr_fd = in->stderr_fd;
-        plan->console_fd = plan->terminal ? in->console_fd : -1;
-        plan->preserve_fds = in->preserve_fds;
         if (in->session_keyring != NULL &&
             (plan->session_keyring = strdup(in->session_keyring)) == NULL)
                 return sb_fail(err, ENOMEM, "init plan");
         return 0;
+}
+
+int plan_build_exec(const struct oci_process *process, const char *exec_path,
+                    const struct plan_inputs *in, struct init_plan *plan, struct sb_error *err)
+{
+        memset(plan, 0, sizeof(*plan));
+        return fill_process(plan, process, exec_path, in, err);
+}
+
+int plan_seal(struct init_plan *plan, const struct plan_confinement *conf, const char *name,
+              struct sb_error *err)
+{
+        _cleanup_free_ uint8_t *encoded = NULL;
+        size_t len = 0;
+
+        if (conf->cgroup)
+                plan->cgroup_procs_fd = launcher_fd_number(plan->preserve_fds, LFD_CGROUP);
+        /* The floor's filters first, the spec's stacked on top: the kernel
+         * runs every filter and the most restrictive action wins, so the
+         * spec's can narrow the floor, never widen it. */
+        if (floor_seccomp_to_plan(conf->floor, plan, err) < 0 ||
+            seccomp_setup_to_plan(conf->seccomp,
+                                  launcher_fd_number(plan->preserve_fds, LFD_SECCOMP), plan,
+                                  err) < 0)
+                return -1;
+        if (init_plan_encode(plan, &encoded, &len, err) < 0)
+                return -1;
+        return sb_memfd_with(name, encoded, len, err);
 }
