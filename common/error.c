@@ -24,6 +24,19 @@ int sb_fail(struct sb_error *err, int errnum, const char *fmt, ...)
         return -1;
 }
 
+int sb_fail_kind(struct sb_error *err, enum sb_error_kind kind, int errnum, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err == NULL || err->msg != NULL)
+                return -1;
+        va_start(ap, fmt);
+        sb_failv(err, errnum, fmt, ap);
+        va_end(ap);
+        err->kind = kind;
+        return -1;
+}
+
 int sb_error_prefix(struct sb_error *err, const char *fmt, ...)
 {
         char *prefix = NULL;
@@ -70,4 +83,5 @@ void sb_error_clear(struct sb_error *err)
         free(err->msg);
         err->msg = NULL;
         err->errnum = 0;
+        err->kind = SB_ERR_OTHER;
 }

@@ -154,8 +154,7 @@ int container_delete(const struct global_options *global, const char *id, bool f
 
         if (state_dir_open(global->root, id, &sd, err) < 0) {
                 /* runc: --force on a container that is not there is done. */
-                if (force && sd.dir_fd < 0 && err->errnum == 0 && err->msg &&
-                    strstr(err->msg, "does not exist") != NULL) {
+                if (force && sd.dir_fd < 0 && err->kind == SB_ERR_NOT_FOUND) {
                         sb_error_clear(err);
                         return 0;
                 }

@@ -409,10 +409,11 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (decide_lsm(x.process, x.config->process, err) < 0)
                 goto out;
         if (prepare(&x, opts, global, err) < 0) {
-                if (strstr(err->msg ? err->msg : "", "executable file not found") ||
-                    strstr(err->msg ? err->msg : "", "no such file or directory"))
+                /* The shell's and runc's exit codes for a program that is
+                 * not there (127) or may not be run (126). */
+                if (err->kind == SB_ERR_NOT_FOUND)
                         ret = 127;
-                else if (strstr(err->msg ? err->msg : "", "permission denied"))
+                else if (err->kind == SB_ERR_DENIED)
                         ret = 126;
                 goto out;
         }

@@ -102,6 +102,12 @@ int state_dir_create(const char *root, const char *id, struct state_dir *sd, str
         return 0;
 }
 
+/* What delete --force and the engines take as "gone": the kind, not the text. */
+static int not_there(struct sb_error *err, const char *id)
+{
+        return sb_fail_kind(err, SB_ERR_NOT_FOUND, 0, "container \"%s\" does not exist", id);
+}
+
 int state_dir_open(const char *root, const char *id, struct state_dir *sd, struct sb_error *err)
 {
         if (container_id_validate(id, err) < 0)
@@ -110,7 +116,7 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
         if (sd->root_fd < 0) {
                 if (err->errnum == ENOENT) {
                         sb_error_clear(err);
-                        return sb_fail(err, 0, "container \"%s\" does not exist", id);
+                        return not_there(err, id);
                 }
                 return -1;
         }
@@ -119,7 +125,7 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
         sd->dir_fd = openat(sd->root_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sd->dir_fd < 0) {
                 if (errno == ENOENT)
-                        return sb_fail(err, 0, "container \"%s\" does not exist", id);
+                        return not_there(err, id);
                 return sb_fail(err, errno, "open state directory %s", sd->path);
         }
         if (lock_dir(sd, err) < 0)
@@ -132,7 +138,7 @@ int state_dir_open(const char *root, const char *id, struct state_dir *sd, struc
         if (fstat(sd->dir_fd, &st) < 0 || st.st_nlink == 0) {
                 close(sd->dir_fd);
                 sd->dir_fd = -1;
-                return sb_fail(err, 0, "container \"%s\" does not exist", id);
+                return not_there(err, id);
         }
         return 0;
 }

@@ -63,10 +63,14 @@ int exec_lookup(int root_fd, const char *program, const char *cwd, char *const *
                         return sb_fail(err, ENOMEM, "exec %s", program);
                 int r = check_candidate(root_fd, path);
                 if (r != 0) {
-                        sb_fail(err, 0, "exec: \"%s\": stat %s: %s", program, path,
-                                r == ENOENT ? "no such file or directory" :
-                                r == EACCES ? "permission denied" :
-                                              strerror(r));
+                        sb_fail_kind(err,
+                                     r == ENOENT ? SB_ERR_NOT_FOUND :
+                                     r == EACCES ? SB_ERR_DENIED :
+                                                   SB_ERR_OTHER,
+                                     0, "exec: \"%s\": stat %s: %s", program, path,
+                                     r == ENOENT ? "no such file or directory" :
+                                     r == EACCES ? "permission denied" :
+                                                   strerror(r));
                         free(path);
                         return -1;
                 }
@@ -96,6 +100,8 @@ int exec_lookup(int root_fd, const char *program, const char *cwd, char *const *
                 free(path);
         }
         if (first_error == EACCES)
-                return sb_fail(err, 0, "exec: \"%s\": permission denied", program);
-        return sb_fail(err, 0, "exec: \"%s\": executable file not found in $PATH", program);
+                return sb_fail_kind(err, SB_ERR_DENIED, 0, "exec: \"%s\": permission denied",
+                                    program);
+        return sb_fail_kind(err, SB_ERR_NOT_FOUND, 0,
+                            "exec: \"%s\": executable file not found in $PATH", program);
 }

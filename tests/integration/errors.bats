@@ -120,6 +120,10 @@ load ../helpers
 @test "delete --force of an unknown container succeeds quietly" {
         run sbrun delete --force no-such-container
         [ "$status" -eq 0 ]
+        [ -z "$output" ]
+        # Without --force it is an error, by name.
+        run -1 sbrun delete no-such-container
+        [[ $output == *'container "no-such-container" does not exist'* ]]
 }
 
 @test "start of a stopped container fails" {

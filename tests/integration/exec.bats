@@ -80,7 +80,21 @@ start_sleeper() {
 
         run -127 sbrun exec "$ID" no-such-program
         [ "$status" -eq 127 ]
-        [[ $output == *'executable file not found in $PATH'* ]]
+        [[ $output == *'exec: "no-such-program": executable file not found in $PATH'* ]]
+        run -127 sbrun exec "$ID" /no/such/program
+        [[ $output == *'exec: "/no/such/program": stat /no/such/program: no such file or directory'* ]]
+}
+
+@test "exec of a file without the execute bit fails with the wording podman maps to 126" {
+        start_sleeper
+        printf '#!/bin/sh\necho ran\n' >"$BUNDLE/rootfs/not-executable"
+        chmod 0644 "$BUNDLE/rootfs/not-executable"
+
+        run -126 sbrun exec "$ID" /not-executable
+        [[ $output == *'exec: "/not-executable": stat /not-executable: permission denied'* ]]
+        [[ $output != *ran* ]]
+        run -126 sbrun exec -e PATH=/ "$ID" not-executable
+        [[ $output == *'exec: "not-executable": permission denied'* ]]
 }
 
 @test "exec into a stopped container fails and leaves nothing" {
