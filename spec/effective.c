@@ -22,6 +22,8 @@ int effective_spec_apply(struct oci_config *config, const struct effective_optio
         report->log = !opts->explain;
         if (floor_select(opts->policy, config, opts->state_root, &ctx, report, err) < 0)
                 return -1;
+        if (opts->host != NULL)
+                ctx.host = opts->host;
         ctx.bind_paths = opts->bind_paths;
         ctx.bind_stats = opts->bind_stats;
         ctx.n_bind_paths = opts->n_bind_paths;

@@ -53,8 +53,11 @@ int floor_select(const struct operator_policy *policy, const struct oci_config *
                         return -1;
                 chosen = p;
         }
+        static const struct floor_host unknown_host = { 0 };
+
         memset(ctx, 0, sizeof(*ctx));
         ctx->profile = chosen;
+        ctx->host = &unknown_host;
         ctx->ceilings = chosen->ceilings;
         merge_ceilings(&ctx->ceilings, &policy->ceilings, chosen == base);
         ctx->policy_source = policy->source;

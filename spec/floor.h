@@ -32,8 +32,20 @@ struct floor_report {
         bool explain; /* refusals are recorded and the merge goes on */
 };
 
+/* What the floor needs to know about the host, gathered by runtime/
+ * (runtime/host/floor_host.h): spec/ never reads the host itself. */
+struct floor_host {
+        int64_t memory; /* MemTotal in bytes; 0: unknown, no clamp to it */
+        /* Per linux.namespaces entry (by index): its path names the host's
+         * own namespace of its type (pid 1's, or the runtime's, where pid
+         * 1's is out of reach as in a nested sandbox). NULL: none does. */
+        const bool *ns_is_host;
+        size_t n_ns;
+};
+
 struct floor_context {
         const struct floor_profile *profile;
+        const struct floor_host *host;  /* never NULL after floor_select */
         struct floor_ceilings ceilings; /* the profile's, adjusted by the operator */
         const char *policy_source;      /* NULL: built-in default */
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */

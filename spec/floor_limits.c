@@ -13,19 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t host_memory(void)
-{
-        FILE *f = fopen("/proc/meminfo", "re");
-        long long kib = 0;
-
-        if (f == NULL)
-                return 0;
-        if (fscanf(f, "MemTotal: %lld kB", &kib) != 1)
-                kib = 0;
-        fclose(f);
-        return kib * 1024;
-}
-
 static void show(char *buf, size_t size, bool has, int64_t v)
 {
         if (!has)
@@ -63,7 +50,7 @@ static int memory(struct oci_resources *r, const struct floor_context *ctx,
 
         snprintf(rule, sizeof(rule), "%s memory ceiling", ctx->profile->name);
         if (ceiling == 0) {
-                ceiling = host_memory();
+                ceiling = ctx->host->memory;
                 snprintf(rule, sizeof(rule), "%s: no more memory than the host has",
                          ctx->profile->name);
         }

@@ -2,7 +2,7 @@
  * process.apparmorProfile, process.selinuxLabel and linux.mountLabel are
  * carried out where their LSM is enabled, and dropped with a warning where
  * it is not, as runc drops them (silently). The host's facts are gathered
- * by runtime/container/lsm_host.c; the decision is made here. */
+ * by runtime/host/lsm_host.c; the decision is made here. */
 #ifndef SB_SPEC_FLOOR_LSM_H
 #define SB_SPEC_FLOOR_LSM_H
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const enum oci_namespace_type always_new[] = { OCI_NS_MOUNT, OCI_NS_UTS, OCI_NS_CGROUP };
 
@@ -47,27 +46,6 @@ static struct oci_namespace *find(struct oci_linux *linux_, enum oci_namespace_t
                 }
         }
         return NULL;
-}
-
-/* Joining pid 1's namespace, or the runtime's own (the host's, where pid
- * 1's is out of reach as in a nested sandbox), would be no namespace at
- * all. A path that cannot be read is left to runtime/sandbox/namespaces.c. */
-static bool same_file(const struct stat *a, const char *path)
-{
-        struct stat b;
-        return stat(path, &b) == 0 && a->st_ino == b.st_ino && a->st_dev == b.st_dev;
-}
-
-static bool is_host_namespace(const struct oci_namespace *ns)
-{
-        char host[64], self[64];
-        struct stat a;
-
-        if (stat(ns->path, &a) < 0)
-                return false;
-        snprintf(host, sizeof(host), "/proc/1/ns/%s", oci_namespace_proc_name(ns->type));
-        snprintf(self, sizeof(self), "/proc/self/ns/%s", oci_namespace_proc_name(ns->type));
-        return same_file(&a, host) || same_file(&a, self);
 }
 
 static int network(struct oci_linux *linux_, const struct floor_context *ctx,
@@ -121,7 +99,10 @@ int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,
                 const struct oci_namespace *ns = &linux_->namespaces[i];
                 char field[64];
                 snprintf(field, sizeof(field), "linux.namespaces[%zu].path", i);
-                if (ns->path != NULL && is_host_namespace(ns) &&
+                /* Joining the host's own namespace would be no namespace at
+                 * all. */
+                if (ns->path != NULL && ctx->host->ns_is_host != NULL && i < ctx->host->n_ns &&
+                    ctx->host->ns_is_host[i] &&
                     floor_refuse(report, err, field, ns->path,
                                  "standard: never the host's own namespace") < 0)
                         return -1;

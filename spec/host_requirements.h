@@ -2,7 +2,7 @@
  * a confined container needs it (create fails without it: FAIL) or only some
  * configs do (WARN), and for cgroups the very decision create makes
  * (floor_cgroups_decide, spec/floor_runtime.h). Pure: the facts come
- * from runtime/sandbox/host_probe.h. */
+ * from runtime/host/host_probe.h. */
 #ifndef SB_SPEC_HOST_REQUIREMENTS_H
 #define SB_SPEC_HOST_REQUIREMENTS_H
 

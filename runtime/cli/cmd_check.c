@@ -11,7 +11,7 @@
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/bwrap_binary.h"
-#include "runtime/sandbox/host_probe.h"
+#include "runtime/host/host_probe.h"
 #include "spec/host_requirements.h"
 #include "spec/operator_policy.h"
 

@@ -9,7 +9,8 @@
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
-#include "runtime/sandbox/host_probe.h"
+#include "runtime/host/floor_host.h"
+#include "runtime/host/host_probe.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -204,9 +205,13 @@ static int explain(const struct global_options *global, const struct policy_opts
         }
         /* The sources as create would open and check them. */
         struct bind_sources binds = BIND_SOURCES_INIT;
+        struct floor_host_facts facts = { 0 };
         int ret = bind_sources_open(config, bundle, &binds, err);
+        if (ret == 0)
+                ret = floor_host_gather(config, &facts, err);
         struct effective_options opts = { .policy = &policy,
                                           .state_root = global->root,
+                                          .host = &facts.host,
                                           .bind_paths = binds.paths,
                                           .bind_stats = binds.stats,
                                           .n_bind_paths = binds.n,
@@ -220,6 +225,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         else if (ret == 0)
                 explain_text(policy_profile_get(profile)->name, policy.source, &report);
         bind_sources_release(&binds);
+        floor_host_release(&facts);
         operator_policy_release(&policy);
         floor_report_release(&report);
         oci_config_free(config);

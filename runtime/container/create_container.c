@@ -13,7 +13,8 @@
 #include "runtime/container/create_record.h"
 #include "runtime/container/create_rootfs.h"
 #include "runtime/container/global_options.h"
-#include "runtime/container/lsm_host.h"
+#include "runtime/host/floor_host.h"
+#include "runtime/host/lsm_host.h"
 #include "runtime/container/state_dir.h"
 #include "runtime/container/watchdog.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -64,20 +65,25 @@ static int check_request(const struct create_request *req, const struct oci_conf
 static int apply_floor(const struct global_options *global, struct create_ctx *c,
                        int timeout_requested, struct sb_error *err)
 {
+        struct floor_host_facts facts;
+        struct floor_report report = { 0 };
+        int ret = floor_host_gather(c->config, &facts, err);
         struct effective_options opts = {
                 .policy = &c->policy,
                 .state_root = global->root,
+                .host = &facts.host,
                 .bind_paths = c->binds.paths,
                 .bind_stats = c->binds.stats,
                 .n_bind_paths = c->binds.n,
         };
-        struct floor_report report = { 0 };
-        int ret = effective_spec_apply(c->config, &opts, &report, &c->profile, err);
 
+        if (ret == 0)
+                ret = effective_spec_apply(c->config, &opts, &report, &c->profile, err);
         if (ret == 0)
                 ret = floor_wall_clock(&c->policy, c->config, timeout_requested, &c->timeout,
                                        &report, err);
         floor_report_release(&report);
+        floor_host_release(&facts);
         return ret;
 }
 

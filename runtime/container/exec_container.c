@@ -15,7 +15,7 @@
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
 #include "runtime/container/container_status.h"
-#include "runtime/container/lsm_host.h"
+#include "runtime/host/lsm_host.h"
 #include "runtime/init/exec_lookup.h"
 #include "runtime/sandbox/init_image.h"
 #include "runtime/sandbox/launcher.h"

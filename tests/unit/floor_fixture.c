@@ -39,6 +39,8 @@ void policy_parse(const char *doc, struct operator_policy *policy)
         free(json);
 }
 
+int64_t floor_fixture_host_memory = FIXTURE_HOST_MEMORY;
+
 int floor_run(struct floor_run *run, const char *config_doc, const char *policy_doc,
               const char *bundle, const char *state_root, enum floor_mode mode)
 {
@@ -54,9 +56,13 @@ int floor_run(struct floor_run *run, const char *config_doc, const char *policy_
         policy_parse(policy_doc ? policy_doc : "{}", &run->policy);
         if (bind_sources_open(run->config, bundle ? bundle : "/", &run->binds, &run->err) < 0)
                 fail_msg("bind sources: %s", run->err.msg);
+        if (floor_host_gather(run->config, &run->facts, &run->err) < 0)
+                fail_msg("host facts: %s", run->err.msg);
+        run->facts.host.memory = floor_fixture_host_memory;
         if (mode == FLOOR_EXPLAIN) {
                 struct effective_options opts = { .policy = &run->policy,
                                                   .state_root = state_root,
+                                                  .host = &run->facts.host,
                                                   .bind_paths = run->binds.paths,
                                                   .bind_stats = run->binds.stats,
                                                   .n_bind_paths = run->binds.n,
@@ -70,6 +76,7 @@ int floor_run(struct floor_run *run, const char *config_doc, const char *policy_
                 ret = floor_select(&run->policy, run->config, state_root, &ctx, &run->report,
                                    &run->err);
                 if (ret == 0) {
+                        ctx.host = &run->facts.host;
                         ctx.bind_paths = run->binds.paths;
                         ctx.bind_stats = run->binds.stats;
                         ctx.n_bind_paths = run->binds.n;
@@ -93,6 +100,7 @@ void floor_run_release(struct floor_run *run)
         oci_config_free(run->config);
         operator_policy_release(&run->policy);
         bind_sources_release(&run->binds);
+        floor_host_release(&run->facts);
         floor_report_release(&run->report);
         sb_error_clear(&run->err);
         free(run->error);

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/host/floor_host.h"
 #include "runtime/sandbox/bind_sources.h"
 #include "spec/effective.h"
 #include "spec/floor.h"
@@ -33,10 +34,17 @@ enum floor_mode {
         FLOOR_CREATE,  /* `create`: the first refusal fails the merge (not logged here) */
 };
 
+/* The host as the fixture tells the floor: this machine's namespaces
+ * (runtime/host/floor_host.c), and a fixed RAM size so that a clamp to it
+ * is exact (a test may set floor_fixture_host_memory, 0: unknown). */
+#define FIXTURE_HOST_MEMORY (INT64_C(8) << 30)
+extern int64_t floor_fixture_host_memory;
+
 struct floor_run {
         struct oci_config *config;
         struct operator_policy policy;
         struct bind_sources binds;
+        struct floor_host_facts facts;
         struct floor_report report;
         enum policy_profile profile;
         struct sb_error err;

@@ -1,4 +1,4 @@
-#include "runtime/container/lsm_host.h"
+#include "runtime/host/lsm_host.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"

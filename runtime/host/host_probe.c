@@ -1,9 +1,9 @@
-#include "runtime/sandbox/host_probe.h"
+#include "runtime/host/host_probe.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "runtime/cgroup/cgroup_root.h"
-#include "runtime/container/lsm_host.h"
+#include "runtime/host/lsm_host.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -37,7 +37,7 @@ void host_probe_seccomp_notify(struct host_probe *p);
 /* openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) of "/". */
 void host_probe_openat2(struct host_probe *p);
 /* /sys/kernel/security/lsm, and AppArmor and SELinux as create finds them
- * (runtime/container/lsm_host.h). Always available: only informs. */
+ * (runtime/host/lsm_host.h). Always available: only informs. */
 void host_probe_lsm(struct host_probe *p);
 
 /* cgroup v2 as create finds it (cgroup_root_probe), judged by the

@@ -1,0 +1,69 @@
+#include "runtime/host/floor_host.h"
+
+#include "common/error.h"
+#include "oci/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int64_t host_memory(void)
+{
+        FILE *f = fopen("/proc/meminfo", "re");
+        long long kib = 0;
+
+        if (f == NULL)
+                return 0;
+        if (fscanf(f, "MemTotal: %lld kB", &kib) != 1 || kib < 0)
+                kib = 0;
+        fclose(f);
+        return kib * 1024;
+}
+
+static bool same_file(const struct stat *a, const char *path)
+{
+        struct stat b;
+        return stat(path, &b) == 0 && a->st_ino == b.st_ino && a->st_dev == b.st_dev;
+}
+
+/* Pid 1's namespace, or the runtime's own: where pid 1's is out of reach
+ * (a nested sandbox) the runtime's is the host's as far as it can tell. */
+static bool is_host_namespace(const struct oci_namespace *ns)
+{
+        char host[64], self[64];
+        struct stat a;
+
+        if (stat(ns->path, &a) < 0)
+                return false;
+        snprintf(host, sizeof(host), "/proc/1/ns/%s", oci_namespace_proc_name(ns->type));
+        snprintf(self, sizeof(self), "/proc/self/ns/%s", oci_namespace_proc_name(ns->type));
+        return same_file(&a, host) || same_file(&a, self);
+}
+
+int floor_host_gather(const struct oci_config *config, struct floor_host_facts *f,
+                      struct sb_error *err)
+{
+        const struct oci_linux *l = config->linux_;
+
+        memset(f, 0, sizeof(*f));
+        f->host.memory = host_memory();
+        if (l == NULL || l->n_namespaces == 0)
+                return 0;
+        f->ns_is_host = calloc(l->n_namespaces, sizeof(*f->ns_is_host));
+        if (f->ns_is_host == NULL)
+                return sb_fail(err, ENOMEM, "linux.namespaces");
+        for (size_t i = 0; i < l->n_namespaces; i++)
+                f->ns_is_host[i] =
+                        l->namespaces[i].path != NULL && is_host_namespace(&l->namespaces[i]);
+        f->host.ns_is_host = f->ns_is_host;
+        f->host.n_ns = l->n_namespaces;
+        return 0;
+}
+
+void floor_host_release(struct floor_host_facts *f)
+{
+        free(f->ns_is_host);
+        memset(f, 0, sizeof(*f));
+}
