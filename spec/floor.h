@@ -98,8 +98,8 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
 int floor_devices(struct oci_config *config, const struct floor_context *ctx,
                   struct floor_report *report, struct sb_error *err);
-int floor_filter(struct oci_config *config, const struct floor_context *ctx,
-                 struct floor_report *report, struct sb_error *err);
+int floor_syscalls(struct oci_config *config, const struct floor_context *ctx,
+                   struct floor_report *report, struct sb_error *err);
 int floor_limits(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
 

@@ -41,7 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "spec/policy_profile.h"
+#include "spec/policy_profile_id.h"
 
 struct sb_error;
 

@@ -5,7 +5,7 @@
 #ifndef SB_SPEC_POLICY_PROFILES_H
 #define SB_SPEC_POLICY_PROFILES_H
 
-#include "spec/policy_profile.h"
+#include "spec/policy_profile_id.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #include "runtime/container/create_launch.h"
 #include "runtime/container/create_plan.h"
 #include "runtime/container/create_record.h"
-#include "runtime/container/create_rootfs.h"
+#include "runtime/container/create_bundle.h"
 #include "runtime/container/global_options.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/lsm_host.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spec/policy_profile.h"
+#include "spec/policy_profile_id.h"
 
 struct sb_error;
 struct init_plan;

@@ -1,5 +1,5 @@
 /* What the floor always confines, whatever config.json asks
- * (spec/floor_caps.c, floor_process.c, floor_filter.c, floor_namespaces.c,
+ * (spec/floor_caps.c, floor_process.c, floor_syscalls.c, floor_namespaces.c,
  * floor_paths.c, sysctl_namespaces.c): capabilities within the profile's
  * ceiling, noNewPrivileges, the floor seccomp filter, namespaces of the
  * container's own, only namespaced sysctls, runc's masked paths. */

@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-int floor_filter(struct oci_config *config, const struct floor_context *ctx,
-                 struct floor_report *report, struct sb_error *err)
+int floor_syscalls(struct oci_config *config, const struct floor_context *ctx,
+                   struct floor_report *report, struct sb_error *err)
 {
         const struct oci_seccomp *s = config->linux_->seccomp;
         char eff[96], rule[64];

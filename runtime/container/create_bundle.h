@@ -1,8 +1,8 @@
 /* The bundle phase of create: config.json, the root filesystem, bwrap's
  * options that build the container's root from it, and the executable
  * found inside. */
-#ifndef SB_CREATE_ROOTFS_H
-#define SB_CREATE_ROOTFS_H
+#ifndef SB_CREATE_BUNDLE_H
+#define SB_CREATE_BUNDLE_H
 
 struct sb_error;
 struct create_ctx;

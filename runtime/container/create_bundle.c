@@ -1,4 +1,4 @@
-#include "runtime/container/create_rootfs.h"
+#include "runtime/container/create_bundle.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
