@@ -4,7 +4,9 @@
  * read-only root and a size-capped /tmp tmpfs. */
 #include "spec/floor.h"
 
+#include "common/cleanup.h"
 #include "common/error.h"
+#include "common/size_parse.h"
 #include "oci/config.h"
 
 #include <errno.h>
@@ -135,25 +137,54 @@ static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *
         return 0;
 }
 
-/* The tmpfs's block limit as asked: 0 when none, or one the floor cannot
- * read (a percentage of RAM, nr_blocks): those are clamped as if above. */
-static uint64_t requested_size(const struct oci_mount *m, char *shown, size_t shown_size)
+/* size=N% of the host's RAM, as the kernel takes it: a size, but not one
+ * the floor can compare. */
+static bool is_percentage(const char *text)
 {
-        uint64_t size = 0;
+        size_t n = strlen(text);
+        _cleanup_free_ char *number = n > 1 && text[n - 1] == '%' ? strndup(text, n - 1) : NULL;
+        int64_t ignored;
 
+        return number != NULL && size_parse(number, SIZE_TMPFS, &ignored) == 0;
+}
+
+/* The tmpfs's block limit as asked, into *size: 0 when none, UINT64_MAX
+ * for one the floor cannot compare (size=0, tmpfs's "no limit"; a
+ * percentage of RAM; nr_blocks=): those are clamped as if above. A size=
+ * that is no size at all (a sign, a stray character, past 2^63-1 bytes) is
+ * refused: mount_options_parse reads size= with the same SIZE_TMPFS and
+ * would refuse it too, so nothing the floor let through is read otherwise
+ * later. */
+static int requested_size(const struct oci_mount *m, size_t index, struct floor_report *report,
+                          uint64_t *size, char *shown, size_t shown_size, struct sb_error *err)
+{
+        *size = 0;
         snprintf(shown, shown_size, "(none)");
         for (size_t i = 0; i < m->n_options; i++) {
+                const char *opt = m->options[i];
                 int64_t n = 0;
-                if (strncmp(m->options[i], "nr_blocks=", 10) == 0) {
-                        snprintf(shown, shown_size, "%s", m->options[i]);
-                        size = UINT64_MAX;
-                } else if (strncmp(m->options[i], "size=", 5) == 0) {
-                        snprintf(shown, shown_size, "%s", m->options[i]);
-                        size = policy_parse_size(m->options[i] + 5, &n) == 0 ? (uint64_t)n :
-                                                                               UINT64_MAX;
+                char field[64];
+
+                if (strncmp(opt, "nr_blocks=", 10) == 0) {
+                        snprintf(shown, shown_size, "%s", opt);
+                        *size = UINT64_MAX;
+                } else if (strncmp(opt, "size=", 5) == 0) {
+                        snprintf(shown, shown_size, "%s", opt);
+                        if (size_parse(opt + 5, SIZE_TMPFS, &n) == 0) {
+                                *size = n == 0 ? UINT64_MAX : (uint64_t)n;
+                                continue;
+                        }
+                        *size = UINT64_MAX;
+                        if (is_percentage(opt + 5))
+                                continue;
+                        snprintf(field, sizeof(field), "mounts[%zu].options", index);
+                        if (floor_refuse(report, err, field, opt,
+                                         "a tmpfs size is bytes with an optional k, m, g or t, "
+                                         "at most 2^63-1, or a percentage of RAM") < 0)
+                                return -1;
                 }
         }
-        return size;
+        return 0;
 }
 
 static bool is_tmpfs(const struct oci_mount *m)
@@ -181,7 +212,8 @@ static int cap_tmpfs_mounts(struct oci_config *config, const struct floor_contex
 
                 if (!is_tmpfs(m))
                         continue;
-                size = requested_size(m, req, sizeof(req));
+                if (requested_size(m, i, report, &size, req, sizeof(req), err) < 0)
+                        return -1;
                 if (size != 0 && size <= ceiling)
                         continue;
                 snprintf(field, sizeof(field), "mounts[%zu].options", i);

@@ -1,5 +1,7 @@
 #include "spec/policy_profiles.h"
 
+#include "common/size_parse.h"
+
 #include <errno.h>
 #include <linux/capability.h>
 #include <math.h>
@@ -67,41 +69,8 @@ const struct floor_profile *policy_profile_by_name(const char *name)
 
 int policy_parse_size(const char *text, int64_t *out)
 {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long n = strtoull(text, &end, 10);
-        int shift = 0;
-
-        if (end == text || errno != 0 || text[0] == '-')
-                return -1;
-        switch (*end) {
-        case 'K':
-        case 'k':
-                shift = 10;
-                end++;
-                break;
-        case 'M':
-        case 'm':
-                shift = 20;
-                end++;
-                break;
-        case 'G':
-        case 'g':
-                shift = 30;
-                end++;
-                break;
-        case 'T':
-        case 't':
-                shift = 40;
-                end++;
-                break;
-        default:
-                break;
-        }
-        if (*end != '\0' || n == 0 || n > ((unsigned long long)INT64_MAX >> shift))
-                return -1;
-        *out = (int64_t)(n << shift);
-        return 0;
+        /* A ceiling of 0 would leave the container nothing: refused. */
+        return size_parse(text, SIZE_TERA, out) < 0 ? -1 : 0;
 }
 
 int policy_parse_cpus(const char *text, int64_t *quota, uint64_t *period)

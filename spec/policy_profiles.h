@@ -41,7 +41,8 @@ const struct floor_profile *policy_profile_get(enum policy_profile id);
 /* "standard"/"strict" to the profile; NULL if unknown. */
 const struct floor_profile *policy_profile_by_name(const char *name);
 
-/* "512M", "1G", "1048576" → bytes. -1 on a malformed size. */
+/* "512M", "1G", "2t", "1048576" → bytes (common/size_parse.h; no 0, no b).
+ * -1 on a malformed, zero or too large size. */
 int policy_parse_size(const char *text, int64_t *out);
 /* "1.5" CPUs → quota per 100000 µs period. -1 if malformed. */
 int policy_parse_cpus(const char *text, int64_t *quota, uint64_t *period);

@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "common/size_parse.h"
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
@@ -16,7 +17,6 @@
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -102,55 +102,18 @@ static int defer_flag(const struct cli_option *opt, const char *value, struct sb
         return 0;
 }
 
-/* Docker-style sizes as runc takes them: 512, 64k, 64m, 1g (binary
+/* Docker-style sizes as runc takes them: 512, 64k, 64m, 1g, 1t (binary
  * units, optional "b"), or -1 for unlimited. */
 static int parse_size(int opt, const char *s, int64_t *out, struct sb_error *err)
 {
-        char *end = NULL;
-        long long v;
-        int shift = 0;
+        int r = size_parse(s, SIZE_ZERO | SIZE_UNLIMITED | SIZE_TERA | SIZE_BYTE_SUFFIX, out);
 
-        errno = 0;
-        v = strtoll(s, &end, 10);
-        if (errno == 0 && end != s && strcmp(end, "") == 0 && v == -1) {
-                *out = -1;
-                return 0;
-        }
-        if (errno != 0 || end == s || v < 0)
-                goto bad;
-        switch (tolower((unsigned char)*end)) {
-        case '\0':
-                break;
-        case 'b':
-                end++;
-                goto tail;
-        case 'k':
-                shift = 10;
-                break;
-        case 'm':
-                shift = 20;
-                break;
-        case 'g':
-                shift = 30;
-                break;
-        case 't':
-                shift = 40;
-                break;
-        default:
-                goto bad;
-        }
-        if (*end)
-                end++;
-        if (tolower((unsigned char)*end) == 'b')
-                end++;
-tail:
-        if (*end != '\0' || (shift && v > (INT64_MAX >> shift)))
-                goto bad;
-        *out = (int64_t)v << shift;
+        if (r == -ERANGE)
+                return sb_fail(err, 0, "--%s: \"%s\" is too large a size", option_name(opt), s);
+        if (r < 0)
+                return sb_fail(err, 0, "--%s: \"%s\" is not a size (like 512m, or -1)",
+                               option_name(opt), s);
         return 0;
-bad:
-        return sb_fail(err, 0, "--%s: \"%s\" is not a size (like 512m, or -1)", option_name(opt),
-                       s);
 }
 
 static int parse_i64(int opt, const char *s, int64_t *out, struct sb_error *err)

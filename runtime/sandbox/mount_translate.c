@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/size_parse.h"
 #include "common/strv.h"
 #include "oci/config.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -83,40 +84,6 @@ static int add_propagation(struct init_mount_list *init, const char *dest,
         return 0;
 }
 
-static int parse_size(const char *text, unsigned long long *out)
-{
-        char *end = NULL;
-        unsigned long long v;
-
-        errno = 0;
-        v = strtoull(text, &end, 10);
-        if (errno != 0 || end == text)
-                return -1;
-        switch (*end) {
-        case 'k':
-        case 'K':
-                v <<= 10;
-                end++;
-                break;
-        case 'm':
-        case 'M':
-                v <<= 20;
-                end++;
-                break;
-        case 'g':
-        case 'G':
-                v <<= 30;
-                end++;
-                break;
-        default:
-                break;
-        }
-        if (*end != '\0')
-                return -1;
-        *out = v;
-        return 0;
-}
-
 int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_options *o,
                         struct sb_error *err)
 {
@@ -147,9 +114,12 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                         o->has_mode = true;
                         strv_add(&o->data, opt);
                 } else if (strncmp(opt, "size=", 5) == 0) {
-                        if (parse_size(opt + 5, &o->size) < 0)
+                        /* The syntax the floor read it with (SIZE_TMPFS). */
+                        int64_t size = 0;
+                        if (size_parse(opt + 5, SIZE_TMPFS, &size) < 0)
                                 return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
                                                opt);
+                        o->size = (unsigned long long)size;
                         o->has_size = true;
                         strv_add(&o->data, opt);
                 } else if (strcmp(opt, "tmpcopyup") == 0) {

@@ -153,6 +153,18 @@ load ../helpers
         [ "$(cat "$TEST_DIR/rel.pid")" = "$(container_pid "$ID")" ]
 }
 
+# The sizes are read before the container is looked up: one that is taken
+# gets as far as the lookup (common/size_parse.h, with runc's "b" and -1).
+@test "update takes runc's sizes: 512, 64k, 64m, 64mb, 1t, 0, -1" {
+        local size
+        for size in 512 64k 64m 64mb 64MB 512b 1t 8388607t 0 -1; do
+                run sbrun update --memory "$size" no-such-container
+                [ "$status" -eq 1 ] || fail "--memory $size: $output"
+                [ "$output" = 'sbrun: container "no-such-container" does not exist' ] ||
+                        fail "--memory $size: $output"
+        done
+}
+
 # Bad usage, as runc: exit status 1, a message naming the command and what
 # is wrong, and nothing made. Rows: ARGS|EXPECTED (ID and BUNDLE are this
 # test's). The bundle is a real one: an option that were ignored would let
@@ -209,6 +221,12 @@ resume|resume: container ID is required
 update --bogus ID|update: unknown option "--bogus"
 update --memory|update: option "--memory" needs a value
 update|update: container ID is required
+update --memory -5 ID|--memory: "-5" is not a size (like 512m, or -1)
+update --memory +5 ID|--memory: "+5" is not a size (like 512m, or -1)
+update --memory-reservation 1.5g ID|--memory-reservation: "1.5g" is not a size (like 512m, or -1)
+update --memory-swap 8388608t ID|--memory-swap: "8388608t" is too large a size
+update --kernel-memory 17179869184G ID|--kernel-memory: "17179869184G" is too large a size
+update --kernel-memory-tcp 18446744073709551615 ID|--kernel-memory-tcp: "18446744073709551615" is too large a size
 policy --bogus|policy: unknown option "--bogus"
 policy|policy: expected "show" or "explain"
 policy nosuchsub|policy: unknown subcommand "nosuchsub"

@@ -326,6 +326,25 @@ propagation_case() {
         [[ $output == *"mounts["*"].type: \"nosuchfs\""* ]]
 }
 
+# The floor and the mount translation read size= alike (common/size_parse.h):
+# strtoull made -1 2^64-1 and let a shift wrap, and the floor clamped what
+# it could not read; a size= that is no size is refused before anything is
+# made in the rootfs.
+@test "a tmpfs size= that is negative or past 2^63-1 bytes is refused at create, naming the mount" {
+        local n size
+        make_bundle
+        for size in -1 99999999999999999999k 17179869184G; do
+                edit_config '.mounts |= map(select(.destination != "/scratch")) |
+                        .mounts += [{"destination": "/scratch", "type": "tmpfs", "source": "tmpfs",
+                                     "options": ["nosuid", $o]}]' --arg o "size=$size"
+                n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+
+                run detached sbrun create -b "$BUNDLE" "$ID"
+                assert_fails_cleanly "$ID" "mounts[$n].options: size=$size refused" || return 1
+                [ ! -e "$BUNDLE/rootfs/scratch" ] || fail "size=$size: /scratch made in the rootfs"
+        done
+}
+
 @test "a mount without a destination is refused" {
         make_bundle
         edit_config '.mounts += [{"type": "tmpfs", "source": "tmpfs"}]'

@@ -359,12 +359,54 @@ static void test_tmpfs_ceiling(void **state)
         floor_run_ok(&run, TMPFS("/run", "'size=50%'"), NULL);
         assert_options(&run.config->mounts[0], (const char *const[]){ "size=1073741824", NULL });
         floor_run_release(&run);
+        /* size=0 is tmpfs's "no limit": above any ceiling. */
+        floor_run_ok(&run, TMPFS("/run", "'size=0'"), NULL);
+        assert_options(&run.config->mounts[0], (const char *const[]){ "size=1073741824", NULL });
+        assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=0", "size=1073741824",
+                      "standard tmpfs size ceiling");
+        floor_run_release(&run);
+        floor_run_ok(&run, TMPFS("/run", "'size=1t'"), NULL);
+        assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=1t", "size=1073741824",
+                      "standard tmpfs size ceiling");
+        floor_run_release(&run);
 
         floor_run_ok(&run, TMPFS("/run", "'size=2G'"), "{'floor':{'ceilings':{'tmp':'32M'}}}");
         assert_options(&run.config->mounts[0], (const char *const[]){ "size=33554432", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=2G", "size=33554432",
                       "standard tmpfs size ceiling");
         floor_run_release(&run);
+}
+
+/* A size= that is no size is refused, not clamped: the runtime reads
+ * size= as the floor does (SIZE_TMPFS) and would not mount it either. */
+static void expect_size_refused(const char *options, const char *message)
+{
+        struct floor_run run;
+        char config[1024];
+
+        snprintf(config, sizeof(config), TMPFS("/run", "%s"), options);
+        assert_int_equal(floor_run(&run, config, NULL, NULL, NULL, FLOOR_CREATE), -1);
+        assert_string_equal(run.error, message);
+        floor_run_release(&run);
+}
+
+#define SIZE_RULE                                                                       \
+        " refused (rule: a tmpfs size is bytes with an optional k, m, g or t, at most " \
+        "2^63-1, or a percentage of RAM)"
+
+static void test_tmpfs_size_refused(void **state)
+{
+        (void)state;
+        expect_size_refused("'size=-1'", "mounts[0].options: size=-1" SIZE_RULE);
+        expect_size_refused("'nosuid','size=99999999999999999999k'",
+                            "mounts[0].options: size=99999999999999999999k" SIZE_RULE);
+        expect_size_refused("'size=17179869184G'",
+                            "mounts[0].options: size=17179869184G" SIZE_RULE);
+        expect_size_refused("'size=12x'", "mounts[0].options: size=12x" SIZE_RULE);
+        expect_size_refused("'size=+5'", "mounts[0].options: size=+5" SIZE_RULE);
+        expect_size_refused("'size=-50%'", "mounts[0].options: size=-50%" SIZE_RULE);
+        /* Any size= of the mount, not only the last (the kernel reads them all). */
+        expect_size_refused("'size=-1','size=1m'", "mounts[0].options: size=-1" SIZE_RULE);
 }
 
 static void test_strict_tmp(void **state)
@@ -413,6 +455,7 @@ int main(void)
                 cmocka_unit_test(test_rlimit_ceilings),
                 cmocka_unit_test(test_no_core_dumps),
                 cmocka_unit_test(test_tmpfs_ceiling),
+                cmocka_unit_test(test_tmpfs_size_refused),
                 cmocka_unit_test(test_strict_tmp),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,6 +125,14 @@ static void test_mount_mode_size_data(void **state)
         assert_int_equal(parse((char *[]){ "size=4096", NULL }, &o, NULL), 0);
         assert_int_equal(o.size, 4096);
         strv_release(&o.data);
+        /* The floor's syntax (SIZE_TMPFS): t known, 0 the kernel's "no limit". */
+        assert_int_equal(parse((char *[]){ "size=2t", NULL }, &o, NULL), 0);
+        assert_int_equal(o.size, 2ULL << 40);
+        strv_release(&o.data);
+        assert_int_equal(parse((char *[]){ "size=0", NULL }, &o, NULL), 0);
+        assert_true(o.has_size);
+        assert_int_equal(o.size, 0);
+        strv_release(&o.data);
 }
 
 static void expect_option_error(char **options, const char *message)
@@ -148,6 +156,15 @@ static void test_mount_option_errors(void **state)
         expect_option_error((char *[]){ "size=12X", NULL },
                             "mounts[3].options: invalid \"size=12X\"");
         expect_option_error((char *[]){ "size=", NULL }, "mounts[3].options: invalid \"size=\"");
+        /* strtoull took these: -1 as 2^64-1, and a shift past 64 bits. */
+        expect_option_error((char *[]){ "size=-1", NULL },
+                            "mounts[3].options: invalid \"size=-1\"");
+        expect_option_error((char *[]){ "size=17179869184G", NULL },
+                            "mounts[3].options: invalid \"size=17179869184G\"");
+        expect_option_error((char *[]){ "size=99999999999999999999k", NULL },
+                            "mounts[3].options: invalid \"size=99999999999999999999k\"");
+        expect_option_error((char *[]){ "size= 5", NULL },
+                            "mounts[3].options: invalid \"size= 5\"");
         expect_option_error((char *[]){ "ro", "recursive", NULL },
                             "mounts[3].options: \"recursive\" is not supported by sbrun");
         expect_option_error((char *[]){ "idmap", NULL },
