@@ -2,7 +2,7 @@
  * mount translation alike), the operator policy's ceilings, `update
  * --memory 64m`. One parser, so that no caller wraps a negative or an
  * oversized value around, and so that what the floor compares against its
- * tmpfs ceiling is exactly what the runtime mounts (issue 18). */
+ * tmpfs ceiling is exactly what the runtime mounts. */
 #ifndef SB_SIZE_PARSE_H
 #define SB_SIZE_PARSE_H
 

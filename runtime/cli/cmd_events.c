@@ -210,6 +210,12 @@ int cmd_events(const struct global_options *global, int argc, char **argv, struc
         }
         if (container_cgroup_open(state, "events", &cg, err) < 0)
                 goto out;
+        /* The stream runs as long as the container: holding the state
+         * directory's lock that long would block every kill and delete of
+         * it (a `kill` waited on the stream, which waited on the kill). The
+         * cgroup is open; a container deleted meanwhile is an empty cgroup,
+         * which ends the stream. */
+        state_dir_release(&sd);
         if (stats_once ? print_event("stats", id, &cg, err) < 0 :
                          stream(&cg, id, interval_ms, err) < 0)
                 goto out;
