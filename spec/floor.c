@@ -73,7 +73,8 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
                                   struct floor_report *, struct sb_error *);
         static const concern_fn concerns[] = { floor_privileged, floor_namespaces, floor_caps,
                                                floor_process,    floor_paths,      floor_mounts,
-                                               floor_devices,    floor_limits,     floor_syscalls };
+                                               floor_devices,    floor_limits,     floor_resources,
+                                               floor_syscalls };
 
         for (size_t i = 0; i < sizeof(concerns) / sizeof(concerns[0]); i++) {
                 if (concerns[i](config, ctx, report, err) < 0)

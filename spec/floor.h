@@ -102,5 +102,8 @@ int floor_syscalls(struct oci_config *config, const struct floor_context *ctx,
                    struct floor_report *report, struct sb_error *err);
 int floor_limits(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
+/* After floor_limits: spec/floor_resources.h. */
+int floor_resources(struct oci_config *config, const struct floor_context *ctx,
+                    struct floor_report *report, struct sb_error *err);
 
 #endif

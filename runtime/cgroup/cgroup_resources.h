@@ -1,7 +1,8 @@
 /* linux.resources → the cgroup v2 files and values that carry them out,
  * with the v1→v2 conversions podman and containerd rely on (as runc and
- * crun make them). Pure conversion: the files are written by
- * cgroup_manager, which also checks that each controller is there. */
+ * crun make them). Pure conversion of values spec/floor_resources.h has
+ * let through: the files are written by cgroup_manager, which also checks
+ * that each controller is there. */
 #ifndef SB_CGROUP_RESOURCES_H
 #define SB_CGROUP_RESOURCES_H
 

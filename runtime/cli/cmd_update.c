@@ -16,6 +16,8 @@
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
+#include "spec/floor.h"
+#include "spec/floor_resources.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -267,6 +269,7 @@ static int update_container(const struct global_options *global, const char *id,
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         struct cgroup_settings settings = { 0 };
+        struct floor_report refusals = { 0 };
         struct oci_state *state = NULL;
         int ret = -1;
 
@@ -280,7 +283,10 @@ static int update_container(const struct global_options *global, const char *id,
         if (container_cgroup_open(state, "update", &cg, err) < 0 ||
             fill_current_memory(&cg, res->memory, err) < 0)
                 goto out;
-        if (cgroup_resources_convert(res, "--resources", &settings, err) < 0)
+        /* What create would refuse, update refuses: after the current
+         * memory limit is filled in, which the swap rule compares with. */
+        if (floor_resources_check(res, "--resources", &refusals, err) < 0 ||
+            cgroup_resources_convert(res, "--resources", &settings, err) < 0)
                 goto out;
         if (cgroup_apply(&cg, &settings, err) < 0) {
                 sb_error_prefix(err, "update: container %s", id);
@@ -289,6 +295,7 @@ static int update_container(const struct global_options *global, const char *id,
         ret = 0;
 out:
         cgroup_settings_release(&settings);
+        floor_report_release(&refusals);
         oci_state_free(state);
         return ret;
 }

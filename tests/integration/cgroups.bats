@@ -127,26 +127,49 @@ needs_hybrid_host() {
         assert_no_leftovers "$ID"
 }
 
-@test "invalid linux.resources are refused on any host, before anything exists" {
+# refused_everywhere FIELD VALUE RULE: create fails with FIELD: VALUE
+# refused (rule: RULE) and leaves nothing; policy explain of the same
+# bundle says not allowed, with the same refusal.
+refused_everywhere() {
+        local want="$1: $2 refused (rule: $3)"
+        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "$want"
+        run sbrun --policy "$POLICY" policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .allowed <<<"$output")" = false ]
+        jq -e --arg f "$1" --arg v "$2" --arg r "$3" \
+                '.changes | any(.action == "refused" and .field == $f and .requested == $v and .rule == $r)' \
+                <<<"$output" >/dev/null || fail "explain does not refuse '$want': $output"
+}
+
+@test "invalid linux.resources are refused on any host, before anything exists, and explain agrees" {
         make_bundle
         set_args true
         write_policy '{"cgroups": {"enforce": false}}'
 
         edit_config '.linux.resources.blockIO.weight = 5'
-        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" "linux.resources.blockIO.weight: 5 is out of range (10-1000)"
+        refused_everywhere linux.resources.blockIO.weight 5 "a blkio weight is 10 to 1000"
 
         edit_config 'del(.linux.resources.blockIO) | .linux.resources.unified = {"../memory.max": "1"}'
-        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" 'linux.resources.unified: "../memory.max"'
+        refused_everywhere linux.resources.unified '"../memory.max"' \
+                "a key is a cgroup v2 interface file name, controller.file"
 
         edit_config '.linux.resources.unified = {"cgroup.procs": "1"}'
-        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" 'is managed by sbrun and cannot be set'
+        refused_everywhere linux.resources.unified '"cgroup.procs"' \
+                "cgroup.* files are sbrun's to manage (only cgroup.max.depth and cgroup.max.descendants may be set)"
 
         edit_config 'del(.linux.resources.unified) | .linux.resources.memory = {"limit": 1000, "swap": 500}'
-        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" "linux.resources.memory.swap: 500"
+        refused_everywhere linux.resources.memory.swap "500 (memory.limit 1000)" \
+                "memory+swap must not be less than the memory limit"
+
+        edit_config 'del(.linux.resources.memory) | .linux.resources.cpu = {"idle": 2}'
+        refused_everywhere linux.resources.cpu.idle 2 "cpu.idle is 0 or 1"
+
+        # The control: the edges of the same rules are allowed.
+        edit_config '.linux.resources = {"cpu": {"idle": 1}, "blockIO": {"weight": 10}, "unified": {"cgroup.max.depth": "3"}}'
+        run sbrun --policy "$POLICY" policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .allowed <<<"$output")" = true ]
 }
 
 @test "pause, resume, ps and update of an unknown container fail" {
