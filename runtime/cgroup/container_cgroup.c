@@ -6,7 +6,6 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_path.h"
-#include "runtime/container/global_options.h"
 #include "spec/floor.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
@@ -45,7 +44,7 @@ static int check_path_syntax(const struct oci_config *config, const char *id, st
         return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
 }
 
-int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
+int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err)
 {
@@ -67,8 +66,8 @@ int container_cgroup_plan(struct container_cgroup *cc, const struct global_optio
                 return -1;
         if (cc->unenforced)
                 return check_path_syntax(config, id, err);
-        return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id,
-                                   global->systemd_cgroup, &cc->rel, err);
+        return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id, systemd_cgroup,
+                                   &cc->rel, err);
 }
 
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)

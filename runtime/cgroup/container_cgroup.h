@@ -19,7 +19,6 @@
 #include "runtime/cgroup/device_filter.h"
 
 struct sb_error;
-struct global_options;
 struct operator_policy;
 struct oci_config;
 struct oci_kv;
@@ -39,8 +38,9 @@ struct container_cgroup {
 
 void container_cgroup_init(struct container_cgroup *cc);
 
-/* Everything that can be refused, before the state dir exists. */
-int container_cgroup_plan(struct container_cgroup *cc, const struct global_options *global,
+/* Everything that can be refused, before the state dir exists.
+ * systemd_cgroup: --systemd-cgroup, a "slice:prefix:name" cgroupsPath. */
+int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err);
 

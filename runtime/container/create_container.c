@@ -147,7 +147,8 @@ int container_create(const struct global_options *global, const struct create_re
         if (seccomp_setup_prepare(c.config, global->root, &c.seccomp, err) < 0)
                 goto out;
         /* Fails closed here on a host without cgroup v2 controllers. */
-        if (container_cgroup_plan(&c.cgroup, global, &c.policy, c.config, req->id, err) < 0)
+        if (container_cgroup_plan(&c.cgroup, global->systemd_cgroup, &c.policy, c.config, req->id,
+                                  err) < 0)
                 goto out;
         /* After the checks a request can fail, so that a refused one leaves
          * no cache entry in the state root either. */
