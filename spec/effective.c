@@ -51,3 +51,20 @@ int effective_process_apply(const struct oci_config *container, struct oci_proce
         floor_report_release(&report);
         return ret;
 }
+
+int effective_resources_apply(const struct oci_config *container, struct oci_resources *res,
+                              const struct operator_policy *policy, const struct floor_host *host,
+                              struct sb_error *err)
+{
+        struct floor_context ctx;
+        struct floor_report report = { .log = true };
+        int ret = floor_select(policy, container, NULL, &ctx, &report, err);
+
+        if (ret == 0) {
+                if (host != NULL)
+                        ctx.host = host;
+                ret = floor_limits_update(res, &ctx, &report, err);
+        }
+        floor_report_release(&report);
+        return ret;
+}

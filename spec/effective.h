@@ -11,6 +11,7 @@ struct sb_error;
 struct stat;
 struct oci_config;
 struct oci_process;
+struct oci_resources;
 struct operator_policy;
 
 struct effective_options {
@@ -37,5 +38,13 @@ int effective_spec_apply(struct oci_config *config, const struct effective_optio
 int effective_process_apply(const struct oci_config *container, struct oci_process *process,
                             const struct operator_policy *policy, enum policy_profile *profile,
                             struct sb_error *err);
+
+/* The floor for `update` of a running container: its resources clamped
+ * to the ceilings of the profile it was created under (the policy and
+ * config saved in its state directory), each change logged. An update
+ * cannot lift what create would not give. */
+int effective_resources_apply(const struct oci_config *container, struct oci_resources *res,
+                              const struct operator_policy *policy, const struct floor_host *host,
+                              struct sb_error *err);
 
 #endif

@@ -102,6 +102,12 @@ int floor_syscalls(struct oci_config *config, const struct floor_context *ctx,
                    struct floor_report *report, struct sb_error *err);
 int floor_limits(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
+/* The ceilings for `update`: only the limits R sets are judged (one it
+ * leaves out keeps what create gave it), each clamped as floor_limits
+ * clamps it. */
+struct oci_resources;
+int floor_limits_update(struct oci_resources *r, const struct floor_context *ctx,
+                        struct floor_report *report, struct sb_error *err);
 /* After floor_limits: spec/floor_resources.h. */
 int floor_resources(struct oci_config *config, const struct floor_context *ctx,
                     struct floor_report *report, struct sb_error *err);

@@ -23,13 +23,16 @@ static void show(char *buf, size_t size, bool has, int64_t v)
                 snprintf(buf, size, "%" PRId64, v);
 }
 
-static int pids(struct oci_resources *r, const struct floor_context *ctx,
+/* update: only what the update sets is judged; what it leaves out keeps
+ * the value create gave it, which was judged then. */
+static int pids(struct oci_resources *r, const struct floor_context *ctx, bool update,
                 struct floor_report *report, struct sb_error *err)
 {
         int64_t ceiling = ctx->ceilings.pids;
         char req[32], eff[32], rule[64];
 
-        if (ceiling == 0 || (r->has_pids_limit && r->pids_limit > 0 && r->pids_limit <= ceiling))
+        if (ceiling == 0 || (update && !r->has_pids_limit) ||
+            (r->has_pids_limit && r->pids_limit > 0 && r->pids_limit <= ceiling))
                 return 0;
         show(req, sizeof(req), r->has_pids_limit, r->pids_limit);
         show(eff, sizeof(eff), true, ceiling);
@@ -41,11 +44,11 @@ static int pids(struct oci_resources *r, const struct floor_context *ctx,
                           "linux.resources.pids.limit", req, eff, rule);
 }
 
-static int memory(struct oci_resources *r, const struct floor_context *ctx,
+static int memory(struct oci_resources *r, const struct floor_context *ctx, bool update,
                   struct floor_report *report, struct sb_error *err)
 {
         int64_t ceiling = ctx->ceilings.memory;
-        bool when_absent = ceiling != 0;
+        bool when_absent = ceiling != 0 && !update;
         char rule[64], req[32], eff[32];
 
         snprintf(rule, sizeof(rule), "%s memory ceiling", ctx->profile->name);
@@ -75,8 +78,10 @@ static int memory(struct oci_resources *r, const struct floor_context *ctx,
                                "linux.resources.memory.limit", req, eff, rule) < 0)
                         return -1;
         }
-        /* OCI's swap is memory+swap: equal to the limit means no swap. */
-        if (ctx->profile->no_swap && (!m->has_swap || m->swap != m->limit)) {
+        /* OCI's swap is memory+swap: equal to the limit means no swap. An
+         * update that sets no swap leaves the cgroup's none as it is. */
+        if (ctx->profile->no_swap && (!update || m->has_swap) &&
+            (!m->has_swap || m->swap != m->limit)) {
                 show(req, sizeof(req), m->has_swap, m->swap);
                 show(eff, sizeof(eff), true, m->limit);
                 m->has_swap = true;
@@ -87,13 +92,15 @@ static int memory(struct oci_resources *r, const struct floor_context *ctx,
         return 0;
 }
 
-static int cpu(struct oci_resources *r, const struct floor_context *ctx,
+static int cpu(struct oci_resources *r, const struct floor_context *ctx, bool update,
                struct floor_report *report, struct sb_error *err)
 {
         const struct floor_ceilings *c = &ctx->ceilings;
         char req[64], eff[64], rule[64];
 
         if (c->cpu_quota == 0 || c->cpu_period == 0)
+                return 0;
+        if (update && (r->cpu == NULL || !(r->cpu->has_quota || r->cpu->has_period)))
                 return 0;
         if (r->cpu == NULL) {
                 r->cpu = calloc(1, sizeof(*r->cpu));
@@ -130,7 +137,16 @@ int floor_limits(struct oci_config *config, const struct floor_context *ctx,
                 if (l->resources == NULL)
                         return sb_fail(err, ENOMEM, "linux.resources");
         }
-        if (pids(l->resources, ctx, report, err) < 0 || memory(l->resources, ctx, report, err) < 0)
+        if (pids(l->resources, ctx, false, report, err) < 0 ||
+            memory(l->resources, ctx, false, report, err) < 0)
                 return -1;
-        return cpu(l->resources, ctx, report, err);
+        return cpu(l->resources, ctx, false, report, err);
+}
+
+int floor_limits_update(struct oci_resources *r, const struct floor_context *ctx,
+                        struct floor_report *report, struct sb_error *err)
+{
+        if (pids(r, ctx, true, report, err) < 0 || memory(r, ctx, true, report, err) < 0)
+                return -1;
+        return cpu(r, ctx, true, report, err);
 }

@@ -16,8 +16,11 @@
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
+#include "runtime/host/floor_host.h"
+#include "spec/effective.h"
 #include "spec/floor.h"
 #include "spec/floor_resources.h"
+#include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -270,6 +273,9 @@ static int update_container(const struct global_options *global, const char *id,
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         struct cgroup_settings settings = { 0 };
         struct floor_report refusals = { 0 };
+        struct floor_host_facts facts = { 0 };
+        struct operator_policy policy = { 0 };
+        struct oci_config *config = NULL;
         struct oci_state *state = NULL;
         int ret = -1;
 
@@ -282,6 +288,12 @@ static int update_container(const struct global_options *global, const char *id,
         }
         if (container_cgroup_open(state, "update", &cg, err) < 0 ||
             fill_current_memory(&cg, res->memory, err) < 0)
+                goto out;
+        /* The ceilings of the profile the container was created under. */
+        config = state_dir_load_config(&sd, err);
+        if (config == NULL || state_dir_load_policy(&sd, global->policy_path, &policy, err) < 0 ||
+            floor_host_gather(config, &facts, err) < 0 ||
+            effective_resources_apply(config, res, &policy, &facts.host, err) < 0)
                 goto out;
         /* What create would refuse, update refuses: after the current
          * memory limit is filled in, which the swap rule compares with. */
@@ -296,6 +308,9 @@ static int update_container(const struct global_options *global, const char *id,
 out:
         cgroup_settings_release(&settings);
         floor_report_release(&refusals);
+        floor_host_release(&facts);
+        operator_policy_release(&policy);
+        oci_config_free(config);
         oci_state_free(state);
         return ret;
 }

@@ -444,6 +444,76 @@ static void test_strict_tmp(void **state)
         floor_run_release(&run);
 }
 
+/* update (effective_resources_apply): under the profile the container was
+ * created with, what the update sets is clamped, what it leaves out is not
+ * touched (no ceiling "added" over a lower limit create gave). */
+static void test_update_ceilings(void **state)
+{
+        struct floor_run run;
+        struct oci_resources res;
+        struct oci_memory mem;
+        struct oci_cpu cpu;
+        struct sb_error err = { 0 };
+        (void)state;
+
+        floor_run_ok(&run, SPEC("", "", ""), NULL);
+        memset(&res, 0, sizeof(res));
+        res.has_pids_limit = true;
+        res.pids_limit = 0; /* runc's "no limit" */
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_int_equal(res.pids_limit, 4096);
+        res.pids_limit = 100;
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_int_equal(res.pids_limit, 100);
+        /* Only the cpu: no pids, no memory appear. */
+        memset(&res, 0, sizeof(res));
+        memset(&cpu, 0, sizeof(cpu));
+        cpu.has_shares = true;
+        cpu.shares = 512;
+        res.cpu = &cpu;
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_false(res.has_pids_limit);
+        assert_null(res.memory);
+        assert_false(cpu.has_quota);
+        /* No memory limit is the host's RAM. */
+        memset(&mem, 0, sizeof(mem));
+        mem.has_limit = true;
+        mem.limit = -1;
+        res.memory = &mem;
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_int_equal(mem.limit, FIXTURE_HOST_MEMORY);
+        floor_run_release(&run);
+
+        /* strict: the cpu ceiling for a quota the update lifts, and no swap. */
+        floor_run_ok(&run, SPEC("", STRICT_ANNOTATION, ""), NULL);
+        memset(&res, 0, sizeof(res));
+        memset(&cpu, 0, sizeof(cpu));
+        memset(&mem, 0, sizeof(mem));
+        cpu.has_quota = true;
+        cpu.quota = -1;
+        mem.has_limit = mem.has_swap = true;
+        mem.limit = 256 * MiB;
+        mem.swap = 1024 * MiB;
+        res.cpu = &cpu;
+        res.memory = &mem;
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_int_equal(cpu.quota, 100000);
+        assert_int_equal(cpu.period, 100000);
+        assert_int_equal(mem.limit, 256 * MiB);
+        assert_int_equal(mem.swap, 256 * MiB);
+        mem.limit = 1024 * MiB;
+        mem.swap = 1024 * MiB;
+        assert_int_equal(
+                effective_resources_apply(run.config, &res, &run.policy, &run.facts.host, &err), 0);
+        assert_int_equal(mem.limit, 512 * MiB);
+        floor_run_release(&run);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -457,6 +527,7 @@ int main(void)
                 cmocka_unit_test(test_tmpfs_ceiling),
                 cmocka_unit_test(test_tmpfs_size_refused),
                 cmocka_unit_test(test_strict_tmp),
+                cmocka_unit_test(test_update_ceilings),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,14 +186,20 @@ setup() {
         [ "$status" -eq 0 ]
         [ "$(cat "$cg/hugetlb.2MB.max")" = 2097152 ]
         [ "$(cat "$cg/memory.high")" = 104857600 ]
-        [ "$(cat "$cg/pids.max")" = max ]
+        # An update cannot lift what create would not give: no pids limit
+        # is the profile's ceiling, as at create, and says so.
+        [ "$(cat "$cg/pids.max")" = 4096 ]
+        [[ $output == *"linux.resources.pids.limit: requested unlimited, effective 4096 (rule: standard pids ceiling)"* ]]
+        run sbrun update --pids-limit 100000 "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(cat "$cg/pids.max")" = 4096 ]
 
         run sbrun update --pids-limit -2 "$ID"
         [ "$status" -eq 1 ]
         [[ $output == *"--pids-limit: -2 is not a valid limit"* ]]
         run sbrun update --blkio-weight 5 "$ID"
         [ "$status" -eq 1 ]
-        [[ $output == *"blockIO.weight: 5 is out of range"* ]]
+        [[ $output == *"--resources.blockIO.weight: 5 refused (rule: a blkio weight is 10 to 1000)"* ]]
 }
 
 @test "pause stops a counting process, resume lets it go on, delete --force ends a paused one" {
