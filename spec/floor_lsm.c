@@ -1,10 +1,13 @@
 #include "spec/floor_lsm.h"
 
+#include "spec/floor.h"
+
 #include "common/error.h"
 #include "common/log.h"
 #include "oci/config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,11 +59,36 @@ static bool profile_loaded(const struct lsm_host_facts *host, const char *name)
         return false;
 }
 
-static void drop(char **field, const char *what, const char *reason)
+/* A label this host cannot carry out: warned about (create, exec) or
+ * recorded as dropped (explain), and cleared. */
+static int drop(char **field, const char *what, const char *reason, struct floor_report *report,
+                struct sb_error *err)
 {
-        sb_warn("%s: \"%s\" ignored: %s", what, *field, reason);
+        int ret = 0;
+
+        if (report != NULL) {
+                char value[LSM_VALUE_MAX + 3];
+                snprintf(value, sizeof(value), "\"%s\"", *field);
+                ret = floor_record(report, err, FLOOR_DROPPED, what, value, NULL, reason);
+        } else {
+                sb_warn("%s: \"%s\" ignored: %s", what, *field, reason);
+        }
         free(*field);
         *field = NULL;
+        return ret;
+}
+
+/* A label its LSM would refuse, or that would leave the container less
+ * confined than asked: the same words for create's error and explain's
+ * record (floor_refuse). */
+static int refuse(struct floor_report *report, struct sb_error *err, const char *what,
+                  const char *label, const char *rule)
+{
+        struct floor_report create = { 0 };
+        char value[LSM_VALUE_MAX + 64];
+
+        snprintf(value, sizeof(value), "\"%.*s\"", LSM_VALUE_MAX, label);
+        return floor_refuse(report ? report : &create, err, what, value, rule);
 }
 
 static int inherit(char **field, const char *from, struct sb_error *err)
@@ -72,52 +100,56 @@ static int inherit(char **field, const char *from, struct sb_error *err)
         return *field ? 0 : sb_fail(err, ENOMEM, "exec: the container's LSM labels");
 }
 
-static int decide_apparmor(const struct lsm_host_facts *host, char **profile, struct sb_error *err)
+static int decide_apparmor(const struct lsm_host_facts *host, char **profile,
+                           struct floor_report *report, struct sb_error *err)
 {
+        const char *what = "process.apparmorProfile";
+
         if (!set(*profile))
                 return 0;
-        if (!host->apparmor_enabled) {
-                drop(profile, "process.apparmorProfile",
-                     host->apparmor_off ? host->apparmor_off :
-                                          "AppArmor is not enabled on this host");
-                return 0;
-        }
+        if (!host->apparmor_enabled)
+                return drop(profile, what,
+                            host->apparmor_off ? host->apparmor_off :
+                                                 "AppArmor is not enabled on this host",
+                            report, err);
         if (strlen(*profile) > LSM_VALUE_MAX || strchr(*profile, '\n') != NULL)
-                return sb_fail(err, 0, "process.apparmorProfile: \"%s\" is not a profile name",
-                               *profile);
+                return refuse(report, err, what, *profile,
+                              "an AppArmor profile name is one line of at most 4000 bytes");
         if (!profile_loaded(host, *profile))
-                return sb_fail(err, 0, "process.apparmorProfile: \"%s\" is not loaded", *profile);
+                return refuse(report, err, what, *profile,
+                              "the AppArmor profile must be loaded on this host");
         return 0;
 }
 
 static int decide_selinux(const struct lsm_host_facts *host, char **label, const char *what,
-                          struct sb_error *err)
+                          struct floor_report *report, struct sb_error *err)
 {
         if (!set(*label))
                 return 0;
-        if (!host->selinux_enabled) {
-                drop(label, what,
-                     host->selinux_off ? host->selinux_off : "SELinux is not enabled on this host");
-                return 0;
-        }
+        if (!host->selinux_enabled)
+                return drop(label, what,
+                            host->selinux_off ? host->selinux_off :
+                                                "SELinux is not enabled on this host",
+                            report, err);
         if (!floor_lsm_selinux_label_valid(*label))
-                return sb_fail(err, 0,
-                               "%s: \"%s\" is not an SELinux context (user:role:type[:level])",
-                               what, *label);
+                return refuse(report, err, what, *label,
+                              "an SELinux context is user:role:type[:level]");
         return 0;
 }
 
 int floor_lsm_decide(const struct lsm_host_facts *host, struct oci_process *process,
-                     const struct oci_process *container, char **mount_label, struct sb_error *err)
+                     const struct oci_process *container, char **mount_label,
+                     struct floor_report *report, struct sb_error *err)
 {
         if (container != NULL &&
             (inherit(&process->apparmor_profile, container->apparmor_profile, err) < 0 ||
              inherit(&process->selinux_label, container->selinux_label, err) < 0))
                 return -1;
-        if (decide_apparmor(host, &process->apparmor_profile, err) < 0 ||
-            decide_selinux(host, &process->selinux_label, "process.selinuxLabel", err) < 0)
+        if (decide_apparmor(host, &process->apparmor_profile, report, err) < 0 ||
+            decide_selinux(host, &process->selinux_label, "process.selinuxLabel", report, err) < 0)
                 return -1;
-        if (mount_label != NULL && decide_selinux(host, mount_label, "linux.mountLabel", err) < 0)
+        if (mount_label != NULL &&
+            decide_selinux(host, mount_label, "linux.mountLabel", report, err) < 0)
                 return -1;
         return 0;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct sb_error;
+struct floor_report;
 struct oci_process;
 
 struct lsm_host_facts {
@@ -28,10 +29,13 @@ struct lsm_host_facts {
  * own takes the container's (container, NULL for create), as runc does.
  * A label its LSM cannot carry out here is warned about and cleared from
  * *process / *mount_label. Where the LSM is enabled, an AppArmor profile
- * that is not loaded, or a malformed label, is an error naming the field
- * and value: the container would otherwise run less confined than asked. */
+ * that is not loaded, or a malformed label, is refused naming the field
+ * and value: the container would otherwise run less confined than asked.
+ * report: NULL for create and exec (the first refusal fails); `policy
+ * explain`'s, which records refusals and drops instead. */
 int floor_lsm_decide(const struct lsm_host_facts *host, struct oci_process *process,
-                     const struct oci_process *container, char **mount_label, struct sb_error *err);
+                     const struct oci_process *container, char **mount_label,
+                     struct floor_report *report, struct sb_error *err);
 
 /* A syntactically valid SELinux context: user:role:type[:level], printable,
  * no spaces. Pure: exposed for the unit tests. */

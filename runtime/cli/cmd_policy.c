@@ -11,6 +11,7 @@
 #include "runtime/sandbox/bind_sources.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/host/lsm_host.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -89,7 +90,7 @@ static void print_cgroups(const struct operator_policy *policy)
 
 /* The floor's decisions about how the container runs: its wall-clock limit
  * and, on a host that cannot enforce limits, whether it may run without. */
-static int explain_runtime(const struct operator_policy *policy, const struct oci_config *config,
+static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
                            struct floor_report *report, struct sb_error *err)
 {
         struct cgroup_root root = CGROUP_ROOT_INIT;
@@ -97,12 +98,24 @@ static int explain_runtime(const struct operator_policy *policy, const struct oc
         int seconds;
         bool unenforced;
 
+        struct lsm_host_facts lsm;
+        int ret;
+
         if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0 ||
             cgroup_root_probe(&root, &unusable, err) < 0)
                 return -1;
         cgroup_root_release(&root);
-        return floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
-                                    err);
+        if (floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
+                                 err) < 0)
+                return -1;
+        /* The LSM labels as create decides them on this host. */
+        ret = lsm_host_probe(&lsm, err);
+        if (ret == 0)
+                ret = floor_lsm_decide(&lsm, config->process, NULL,
+                                       config->linux_ ? &config->linux_->mount_label : NULL, report,
+                                       err);
+        lsm_host_facts_release(&lsm);
+        return ret;
 }
 
 static int show(const struct global_options *global, struct sb_error *err)

@@ -96,7 +96,8 @@ static int decide_lsm(struct oci_config *config, struct sb_error *err)
 
         if (ret == 0)
                 ret = floor_lsm_decide(&host, config->process, NULL,
-                                       config->linux_ ? &config->linux_->mount_label : NULL, err);
+                                       config->linux_ ? &config->linux_->mount_label : NULL, NULL,
+                                       err);
         lsm_host_facts_release(&host);
         return ret;
 }

@@ -295,7 +295,7 @@ static int decide_lsm(struct oci_process *process, const struct oci_process *con
         int ret = lsm_host_probe(&host, err);
 
         if (ret == 0)
-                ret = floor_lsm_decide(&host, process, container, NULL, err);
+                ret = floor_lsm_decide(&host, process, container, NULL, NULL, err);
         lsm_host_facts_release(&host);
         return ret;
 }

@@ -54,6 +54,17 @@ cat /proc/self/attr/current 2>&1 || true'
         warned "$TEST_DIR/lsm.log" \
                 "linux.mountLabel: \"$MOUNT_LABEL\" ignored: SELinux is not enabled on this host"
         run ! grep -q 'ignored' "$TEST_DIR/plain.log"
+
+        # policy explain says the same of the same bundle: each label
+        # dropped, and allowed.
+        run sbrun policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .allowed <<<"$output")" = true ]
+        local field
+        for field in process.apparmorProfile process.selinuxLabel linux.mountLabel; do
+                jq -e --arg f "$field" '.changes | any(.field == $f and .action == "dropped")' \
+                        <<<"$output" >/dev/null || fail "explain does not drop $field: $output"
+        done
 }
 
 @test "exec with --apparmor and --process-label runs, warning that they are ignored" {

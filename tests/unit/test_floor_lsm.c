@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include "spec/floor.h"
 #include "spec/floor_lsm.h"
 
 #include "common/error.h"
@@ -52,7 +53,7 @@ static void test_loaded_profile_kept(void **state)
         struct oci_process p = process_with("sbrun-test", NULL);
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, &err), 0);
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, NULL, &err), 0);
         assert_string_equal(p.apparmor_profile, "sbrun-test");
         release(&p);
 }
@@ -62,10 +63,22 @@ static void test_unloaded_profile_refused(void **state)
         struct oci_process p = process_with("cri-containerd.apparmor.d", NULL);
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, &err), -1);
-        assert_string_equal(err.msg,
-                            "process.apparmorProfile: \"cri-containerd.apparmor.d\" is not loaded");
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, NULL, &err), -1);
+        assert_string_equal(err.msg, "process.apparmorProfile: \"cri-containerd.apparmor.d\" "
+                                     "refused (rule: the AppArmor profile must be loaded on "
+                                     "this host)");
         sb_error_clear(&err);
+
+        /* policy explain: the same refusal, recorded, and no error. */
+        struct floor_report report = { .explain = true };
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, &report, &err), 0);
+        assert_int_equal(report.n, 1);
+        assert_int_equal(report.changes[0].action, FLOOR_REFUSED);
+        assert_string_equal(report.changes[0].field, "process.apparmorProfile");
+        assert_string_equal(report.changes[0].requested, "\"cri-containerd.apparmor.d\"");
+        assert_string_equal(report.changes[0].rule,
+                            "the AppArmor profile must be loaded on this host");
+        floor_report_release(&report);
         release(&p);
 }
 
@@ -78,9 +91,9 @@ static void test_unconfined_and_unlisted_accepted(void **state)
         struct oci_process q = process_with("anything", NULL);
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, &err), 0);
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &p, NULL, NULL, NULL, &err), 0);
         assert_string_equal(p.apparmor_profile, "unconfined");
-        assert_int_equal(floor_lsm_decide(&unlisted, &q, NULL, NULL, &err), 0);
+        assert_int_equal(floor_lsm_decide(&unlisted, &q, NULL, NULL, NULL, &err), 0);
         assert_string_equal(q.apparmor_profile, "anything");
         release(&p);
         release(&q);
@@ -94,10 +107,21 @@ static void test_disabled_lsm_drops_labels(void **state)
         char *mount_label = strdup("system_u:object_r:container_file_t:s0");
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&bare_host, &p, NULL, &mount_label, &err), 0);
+        assert_int_equal(floor_lsm_decide(&bare_host, &p, NULL, &mount_label, NULL, &err), 0);
         assert_null(p.apparmor_profile);
         assert_null(p.selinux_label);
         assert_null(mount_label);
+        release(&p);
+
+        /* policy explain records each drop. */
+        struct floor_report report = { .explain = true };
+        p = process_with("not-even-loaded", NULL);
+        assert_int_equal(floor_lsm_decide(&bare_host, &p, NULL, NULL, &report, &err), 0);
+        assert_int_equal(report.n, 1);
+        assert_int_equal(report.changes[0].action, FLOOR_DROPPED);
+        assert_string_equal(report.changes[0].field, "process.apparmorProfile");
+        assert_null(p.apparmor_profile);
+        floor_report_release(&report);
         release(&p);
 }
 
@@ -107,15 +131,15 @@ static void test_selinux_labels(void **state)
         char *mount_label = strdup("system_u:object_r:container_file_t:s0:c1,c2");
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&selinux_host, &p, NULL, &mount_label, &err), 0);
+        assert_int_equal(floor_lsm_decide(&selinux_host, &p, NULL, &mount_label, NULL, &err), 0);
         assert_string_equal(p.selinux_label, "system_u:system_r:container_t:s0:c1,c2");
         assert_string_equal(mount_label, "system_u:object_r:container_file_t:s0:c1,c2");
         free(mount_label);
 
         mount_label = strdup("container_file_t");
-        assert_int_equal(floor_lsm_decide(&selinux_host, &p, NULL, &mount_label, &err), -1);
-        assert_string_equal(err.msg, "linux.mountLabel: \"container_file_t\" is not an SELinux "
-                                     "context (user:role:type[:level])");
+        assert_int_equal(floor_lsm_decide(&selinux_host, &p, NULL, &mount_label, NULL, &err), -1);
+        assert_string_equal(err.msg, "linux.mountLabel: \"container_file_t\" refused (rule: an "
+                                     "SELinux context is user:role:type[:level])");
         sb_error_clear(&err);
         free(mount_label);
         release(&p);
@@ -141,9 +165,9 @@ static void test_exec_inherits_container_labels(void **state)
         struct oci_process own = process_with("containers-default-0.50.1", NULL);
         struct sb_error err = { 0 };
 
-        assert_int_equal(floor_lsm_decide(&apparmor_host, &bare, &container, NULL, &err), 0);
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &bare, &container, NULL, NULL, &err), 0);
         assert_string_equal(bare.apparmor_profile, "sbrun-test");
-        assert_int_equal(floor_lsm_decide(&apparmor_host, &own, &container, NULL, &err), 0);
+        assert_int_equal(floor_lsm_decide(&apparmor_host, &own, &container, NULL, NULL, &err), 0);
         assert_string_equal(own.apparmor_profile, "containers-default-0.50.1");
         release(&container);
         release(&bare);

@@ -104,5 +104,12 @@ assert_confined() {
         edit_config '.process.apparmorProfile = "sbrun-not-loaded"'
 
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" 'process.apparmorProfile: "sbrun-not-loaded" is not loaded'
+        assert_fails_cleanly "$ID" 'process.apparmorProfile: "sbrun-not-loaded" refused (rule: the AppArmor profile must be loaded on this host)'
+        # policy explain refuses it too, in the same words.
+        run sbrun policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .allowed <<<"$output")" = false ]
+        jq -e '.changes | any(.action == "refused" and .field == "process.apparmorProfile" and
+                .requested == "\"sbrun-not-loaded\"" and .rule == "the AppArmor profile must be loaded on this host")' \
+                <<<"$output" >/dev/null || fail "explain: $output"
 }
