@@ -33,7 +33,8 @@ void container_cgroup_release(struct container_cgroup *cc)
 }
 
 /* Without a cgroup the path is unused, but a bad one is still bad input. */
-static int check_path_syntax(const struct oci_config *config, const char *id, struct sb_error *err)
+int container_cgroup_check_path(const struct oci_config *config, const char *id,
+                                struct sb_error *err)
 {
         struct cgroup_root placeholder = { .mount = (char *)"/sys/fs/cgroup", .rel = (char *)"" };
         const char *path = config->linux_ ? config->linux_->cgroups_path : NULL;
@@ -65,7 +66,7 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
         if (ret < 0)
                 return -1;
         if (cc->unenforced)
-                return check_path_syntax(config, id, err);
+                return container_cgroup_check_path(config, id, err);
         return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id, systemd_cgroup,
                                    &cc->rel, err);
 }

@@ -44,6 +44,12 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err);
 
+/* The syntax of linux.cgroupsPath (a "slice:prefix:name" one is judged
+ * when the systemd driver resolves it), as container_cgroup_plan checks it
+ * on a host without cgroups: for `policy explain` too. */
+int container_cgroup_check_path(const struct oci_config *config, const char *id,
+                                struct sb_error *err);
+
 /* Make the cgroup, write its limits and attach its device program
  * (nothing when unenforced). */
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);

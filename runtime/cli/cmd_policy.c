@@ -12,6 +12,10 @@
 #include "runtime/host/floor_host.h"
 #include "runtime/host/host_probe.h"
 #include "runtime/host/lsm_host.h"
+#include "runtime/cgroup/container_cgroup.h"
+#include "runtime/cgroup/device_filter.h"
+#include "runtime/sandbox/mount_translate.h"
+#include "runtime/sandbox/namespaces.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -90,6 +94,54 @@ static void print_cgroups(const struct operator_policy *policy)
 
 /* The floor's decisions about how the container runs: its wall-clock limit
  * and, on a host that cannot enforce limits, whether it may run without. */
+/* A check create makes as it carries the config out failed: create's
+ * error, recorded as explain's refusal of the field it names. */
+static int record_carry_out(struct floor_report *report, struct sb_error *check,
+                            struct sb_error *err)
+{
+        _cleanup_free_ char *text = sb_error_text(check);
+        const char *sep = text ? strstr(text, ": ") : NULL;
+        _cleanup_free_ char *field = sep ? strndup(text, (size_t)(sep - text)) : NULL;
+        int ret;
+
+        sb_error_clear(check);
+        if (text == NULL)
+                return sb_fail(err, ENOMEM, "policy explain");
+        ret = floor_refuse(report, err, field ? field : "config.json", sep ? sep + 2 : text,
+                           "create cannot carry it out");
+        return ret;
+}
+
+/* What create checks of the config once the floor has decided, before it
+ * makes anything and without the rootfs: each mount, the namespace files
+ * to join and the identity sysctls need, the device rules, the cgroup
+ * path. Each failure is a refusal; the checks go on. */
+static int explain_carry_out(const struct oci_config *config, struct floor_report *report,
+                             struct sb_error *err)
+{
+        struct sb_error check = { 0 };
+        struct ns_setup ns;
+        struct device_filter devices = { 0 };
+
+        if (mounts_check(config, &check) < 0 && record_carry_out(report, &check, err) < 0)
+                return -1;
+        /* The files are opened as create opens them, and closed again. */
+        int r = ns_setup_prepare(config, &ns, &check);
+        if (r == 0)
+                r = ns_check_identity(config, &ns, &check);
+        ns_setup_release(&ns);
+        if (r < 0 && record_carry_out(report, &check, err) < 0)
+                return -1;
+        r = device_filter_build(config->linux_, &devices, &check);
+        device_filter_release(&devices);
+        if (r < 0 && record_carry_out(report, &check, err) < 0)
+                return -1;
+        if (container_cgroup_check_path(config, "explained", &check) < 0 &&
+            record_carry_out(report, &check, err) < 0)
+                return -1;
+        return 0;
+}
+
 static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
                            struct floor_report *report, struct sb_error *err)
 {
@@ -115,6 +167,8 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
                                        config->linux_ ? &config->linux_->mount_label : NULL, report,
                                        err);
         lsm_host_facts_release(&lsm);
+        if (ret == 0)
+                ret = explain_carry_out(config, report, err);
         return ret;
 }
 

@@ -261,7 +261,7 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         int fd_number = -1;
         struct stat st;
 
-        if (m->source == NULL)
+        if (m->source == NULL) /* the sysfs/cgroup binds in a user namespace have one */
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
         if (held != NULL && i < held->n && held->fds[i] >= 0) {
                 source = strdup(held->paths[i]);
@@ -471,13 +471,16 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
-static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later_under,
-                         const char *bundle, int rootfs_fd, struct bind_sources *bs, int first_fd,
-                         struct strv *bwrap, struct init_mount_list *init,
-                         struct mount_table *table, struct sb_error *err)
+/* What the config alone says of one mount, before any rootfs or host is
+ * looked at: create checks it as it translates, `policy explain` without
+ * translating (mounts_check). o is filled on success; the caller releases
+ * o->data either way. */
+static int check_one(const struct oci_mount *m, size_t i, struct mount_options *o,
+                     struct sb_error *err)
 {
-        struct mount_options o = { 0 };
-        int r;
+        static const char *const types[] = { "tmpfs", "proc",   "mqueue", "devpts",
+                                             "sysfs", "cgroup", "cgroup2" };
+        bool bind = oci_mount_is_bind(m), known = bind;
 
         if (m->destination == NULL || m->destination[0] != '/')
                 return sb_fail(err, 0, "mounts[%zu].destination: must be an absolute path", i);
@@ -492,18 +495,47 @@ static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later
             (dest_len >= 3 && strcmp(m->destination + dest_len - 3, "/..") == 0))
                 return sb_fail(err, 0, "mounts[%zu].destination: \"%s\" contains \"..\"", i,
                                m->destination);
-        if (mount_options_parse(m, i, &o, err) < 0) {
+        if (mount_options_parse(m, i, o, err) < 0)
+                return -1;
+        if (o->copyup && (bind || !is_type(m, "tmpfs")))
+                return sb_fail(err, 0, "mounts[%zu].options: tmpcopyup needs a tmpfs, not %s", i,
+                               bind ? "a bind mount" : m->type);
+        for (size_t t = 0; !known && t < sizeof(types) / sizeof(types[0]); t++)
+                known = is_type(m, types[t]);
+        if (!known)
+                return sb_fail(err, 0, "mounts[%zu].type: \"%s\" is not supported by sbrun", i,
+                               m->type);
+        if (bind && m->source == NULL)
+                return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
+        return 0;
+}
+
+int mounts_check(const struct oci_config *config, struct sb_error *err)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                struct mount_options o = { 0 };
+                int r = check_one(&config->mounts[i], i, &o, err);
+                strv_release(&o.data);
+                if (r < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later_under,
+                         const char *bundle, int rootfs_fd, struct bind_sources *bs, int first_fd,
+                         struct strv *bwrap, struct init_mount_list *init,
+                         struct mount_table *table, struct sb_error *err)
+{
+        struct mount_options o = { 0 };
+        int r;
+
+        if (check_one(m, i, &o, err) < 0) {
                 strv_release(&o.data);
                 return -1;
         }
         const struct mounted *under = mount_table_find(table, m->destination);
         bool bind = oci_mount_is_bind(m);
-
-        if (o.copyup && (bind || !is_type(m, "tmpfs"))) {
-                strv_release(&o.data);
-                return sb_fail(err, 0, "mounts[%zu].options: tmpcopyup needs a tmpfs, not %s", i,
-                               bind ? "a bind mount" : m->type);
-        }
 
         bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
 
@@ -538,6 +570,7 @@ static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later
                    is_type(m, "devpts")) {
                 r = translate_init_fs(m, i, rootfs_fd, &o, init, table, err);
         } else {
+                /* check_one refused every other type. */
                 r = sb_fail(err, 0, "mounts[%zu].type: \"%s\" is not supported by sbrun", i,
                             m->type);
         }

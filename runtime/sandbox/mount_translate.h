@@ -61,6 +61,11 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
 /* MS_* propagation flags of "shared", "rslave", …; 0 for anything else. */
 unsigned long mount_propagation_flags(const char *name);
 
+/* The checks of each mount that need only the config (destination, options,
+ * type, a bind's source), as mounts_translate makes them: for `policy
+ * explain`, which translates nothing. */
+int mounts_check(const struct oci_config *config, struct sb_error *err);
+
 /* Bind sources come from bs (opened before the floor checked them) and are
  * handed to bwrap as fds numbered from first_fd (bind_sources_pass). */
 int mounts_translate(const struct oci_config *config, const char *bundle, int rootfs_fd,

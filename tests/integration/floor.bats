@@ -302,6 +302,48 @@ explain_json() {
 
 # --- explain and show ---------------------------------------------------------
 
+# create_and_explain_refuse FIELD WORDS: create fails cleanly with FIELD:
+# WORDS; policy explain of the same bundle is not allowed, refusing FIELD
+# with the same words.
+create_and_explain_refuse() {
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "$1: $2"
+        run explain_json
+        [ "$status" -eq 0 ] || fail "explain: $output"
+        [ "$(jq -r .allowed <<<"$output")" = false ] || fail "explain allows $1: $output"
+        jq -e --arg f "$1" --arg w "$2" \
+                '.changes | any(.action == "refused" and .field == $f and .requested == $w)' \
+                <<<"$output" >/dev/null || fail "explain does not refuse $1 with '$2': $output"
+}
+
+@test "policy explain refuses what create refuses as it carries the config out" {
+        local n i
+        make_bundle
+        cp "$BUNDLE/config.json" "$TEST_DIR/config.orig"
+        fresh() { cp "$TEST_DIR/config.orig" "$BUNDLE/config.json"; }
+        n=$(jq '.mounts | length' "$BUNDLE/config.json")
+        edit_config '.mounts += [{"destination": "/a/../b", "type": "tmpfs", "source": "tmpfs"}]'
+        create_and_explain_refuse "mounts[$n].destination" '"/a/../b" contains ".."'
+
+        fresh
+        edit_config '.mounts += [{"destination": "/data", "type": "nfs", "source": "srv:/x"}]'
+        create_and_explain_refuse "mounts[$n].type" '"nfs" is not supported by sbrun'
+
+        fresh
+        edit_config '.linux.namespaces |= map(if .type == "mount" then .path = "/nonexistent/ns/mnt" else . end)'
+        i=$(jq '.linux.namespaces | map(.type) | index("mount")' "$BUNDLE/config.json")
+        create_and_explain_refuse "linux.namespaces[$i].path" "joining a mount namespace is not supported"
+
+        fresh
+        edit_config '.linux.cgroupsPath = "/sbrun/../escape"'
+        create_and_explain_refuse linux.cgroupsPath '"/sbrun/../escape": ".." is not allowed'
+
+        # The control: the bundle as made is allowed by both.
+        fresh
+        run explain_json
+        [ "$(jq -r .allowed <<<"$output")" = true ]
+}
+
 @test "policy explain lists each change with its rule and creates nothing" {
         make_bundle
         edit_config '.process.capabilities.bounding += ["CAP_SYS_ADMIN"] | del(.linux.seccomp) |
