@@ -168,7 +168,9 @@ static int unified(const struct oci_resources *res, const char *prefix, struct f
                    struct sb_error *err)
 {
         for (size_t i = 0; i < res->n_unified; i++) {
-                const char *key = res->unified[i].key;
+                /* The parser gives every key; "" keeps the compiler from
+                 * seeing a NULL reach the format below. */
+                const char *key = res->unified[i].key ? res->unified[i].key : "";
                 const char *dot = strchr(key, '.');
                 char value[300];
                 snprintf(value, sizeof(value), "\"%s\"", key);
