@@ -92,8 +92,6 @@ static void print_cgroups(const struct operator_policy *policy)
                detail ? detail : "(out of memory)");
 }
 
-/* The floor's decisions about how the container runs: its wall-clock limit
- * and, on a host that cannot enforce limits, whether it may run without. */
 /* A check create makes as it carries the config out failed: create's
  * error, recorded as explain's refusal of the field it names. */
 static int record_carry_out(struct floor_report *report, struct sb_error *check,
@@ -102,14 +100,12 @@ static int record_carry_out(struct floor_report *report, struct sb_error *check,
         _cleanup_free_ char *text = sb_error_text(check);
         const char *sep = text ? strstr(text, ": ") : NULL;
         _cleanup_free_ char *field = sep ? strndup(text, (size_t)(sep - text)) : NULL;
-        int ret;
 
         sb_error_clear(check);
         if (text == NULL)
                 return sb_fail(err, ENOMEM, "policy explain");
-        ret = floor_refuse(report, err, field ? field : "config.json", sep ? sep + 2 : text,
-                           "create cannot carry it out");
-        return ret;
+        return floor_refuse(report, err, field ? field : "config.json", sep ? sep + 2 : text,
+                            "create cannot carry it out");
 }
 
 /* What create checks of the config once the floor has decided, before it
@@ -142,16 +138,18 @@ static int explain_carry_out(const struct oci_config *config, struct floor_repor
         return 0;
 }
 
+/* The decisions create makes beyond the floor merge: the wall-clock limit,
+ * on a host that cannot enforce limits whether the container may run
+ * without, the LSM labels this host can carry out, and the checks of
+ * carrying the config out. */
 static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
                            struct floor_report *report, struct sb_error *err)
 {
         struct cgroup_root root = CGROUP_ROOT_INIT;
         _cleanup_free_ char *unusable = NULL;
-        int seconds;
-        bool unenforced;
-
         struct lsm_host_facts lsm;
-        int ret;
+        int seconds, ret;
+        bool unenforced;
 
         if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0 ||
             cgroup_root_probe(&root, &unusable, err) < 0)
