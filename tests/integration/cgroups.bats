@@ -132,7 +132,7 @@ needs_hybrid_host() {
 # bundle says not allowed, with the same refusal.
 refused_everywhere() {
         local want="$1: $2 refused (rule: $3)"
-        run detached sbrun --policy "$POLICY" run -b "$BUNDLE" "$ID"
+        run detached sbrun --policy "$POLICY" create -b "$BUNDLE" "$ID"
         assert_fails_cleanly "$ID" "$want"
         run sbrun --policy "$POLICY" policy explain --bundle "$BUNDLE" --format json
         [ "$status" -eq 0 ]
@@ -149,6 +149,11 @@ refused_everywhere() {
 
         edit_config '.linux.resources.blockIO.weight = 5'
         refused_everywhere linux.resources.blockIO.weight 5 "a blkio weight is 10 to 1000"
+        # Decided before any cgroup is looked at: without the opt-out too,
+        # on a hybrid host as on any other, the refusal is the error.
+        write_policy '{"cgroups": {"enforce": true}}'
+        refused_everywhere linux.resources.blockIO.weight 5 "a blkio weight is 10 to 1000"
+        write_policy '{"cgroups": {"enforce": false}}'
 
         edit_config 'del(.linux.resources.blockIO) | .linux.resources.unified = {"../memory.max": "1"}'
         refused_everywhere linux.resources.unified '"../memory.max"' \
@@ -162,14 +167,57 @@ refused_everywhere() {
         refused_everywhere linux.resources.memory.swap "500 (memory.limit 1000)" \
                 "memory+swap must not be less than the memory limit"
 
-        edit_config 'del(.linux.resources.memory) | .linux.resources.cpu = {"idle": 2}'
+        edit_config '.linux.resources = {"memory": {"swap": 1048576}}'
+        refused_everywhere linux.resources.memory.swap "1048576 (memory.limit 0)" \
+                "a swap limit needs a memory limit"
+
+        edit_config '.linux.resources = {"cpu": {"idle": 2}}'
         refused_everywhere linux.resources.cpu.idle 2 "cpu.idle is 0 or 1"
 
-        # The control: the edges of the same rules are allowed.
-        edit_config '.linux.resources = {"cpu": {"idle": 1}, "blockIO": {"weight": 10}, "unified": {"cgroup.max.depth": "3"}}'
+        edit_config '.linux.resources = {"cpu": {"shares": 1024, "idle": 1}}'
+        refused_everywhere linux.resources.cpu "shares 1024 and idle 1" \
+                "an idle cgroup has no weight: shares and idle 1 exclude each other"
+
+        edit_config '.linux.resources = {"blockIO": {"weightDevice": [{"major": 8, "minor": 0, "weight": 1001}]}}'
+        refused_everywhere "linux.resources.blockIO.weightDevice[0].weight" 1001 \
+                "a blkio weight is 10 to 1000"
+
+        edit_config '.linux.resources = {"blockIO": {"weightDevice": [{"major": -1, "minor": 0, "weight": 500}]}}'
+        refused_everywhere "linux.resources.blockIO.weightDevice[0]" -1:0 \
+                "a device number is two 32-bit unsigned numbers"
+
+        edit_config '.linux.resources = {"blockIO": {"throttleReadBpsDevice": [{"major": 8, "minor": 4294967296, "rate": 1}]}}'
+        refused_everywhere "linux.resources.blockIO.throttleReadBpsDevice[0]" 8:4294967296 \
+                "a device number is two 32-bit unsigned numbers"
+
+        edit_config '.linux.resources = {"hugepageLimits": [{"pageSize": "2M", "limit": 1}]}'
+        refused_everywhere "linux.resources.hugepageLimits[0].pageSize" '"2M"' \
+                'a page size is written like "2MB"'
+
+        edit_config '.linux.resources = {"rdma": {"mlx/0": {"hcaHandles": 1}}}'
+        refused_everywhere linux.resources.rdma '"mlx/0"' \
+                "an RDMA device name is one word without '/' or '='"
+
+        edit_config '.linux.resources = {"unified": {"memory": "1"}}'
+        refused_everywhere linux.resources.unified '"memory"' \
+                "a key is a cgroup v2 interface file name, controller.file"
+
+        # The control: the edges of the same rules, allowed by explain and
+        # by create alike.
+        edit_config '.linux.resources = {"memory": {"limit": 268435456, "swap": 268435456}, "cpu": {"shares": 1024, "idle": 0}, "blockIO": {"weight": 10, "weightDevice": [{"major": 8, "minor": 0, "weight": 1000}], "throttleReadBpsDevice": [{"major": 8, "minor": 4294967295, "rate": 1}]}, "hugepageLimits": [{"pageSize": "2MB", "limit": 0}], "rdma": {"mlx5_1": {"hcaHandles": 1}}, "unified": {"cgroup.max.depth": "3", "memory.high": "max"}}'
         run sbrun --policy "$POLICY" policy explain --bundle "$BUNDLE" --format json
         [ "$status" -eq 0 ]
         [ "$(jq -r .allowed <<<"$output")" = true ]
+        # Where the container runs without a cgroup (this hybrid host),
+        # create takes it too; with cgroup v2 the values would be written
+        # and the rdma and device edges name hardware the host may lack.
+        if ! host_has_v2_controllers; then
+                run detached sbrun --policy "$POLICY" create -b "$BUNDLE" "$ID"
+                [ "$status" -eq 0 ]
+                run sbrun delete --force "$ID"
+                [ "$status" -eq 0 ]
+                assert_no_leftovers "$ID"
+        fi
 }
 
 @test "pause, resume, ps and update of an unknown container fail" {
