@@ -342,7 +342,10 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
                 .usage = "usage: sbrun update [--resources FILE|-] [--memory SIZE] "
                          "[--memory-reservation SIZE] [--memory-swap SIZE] [--cpu-shares N] "
                          "[--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST] "
-                         "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n",
+                         "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n\n"
+                         "Change a running container's cgroup limits, with runc's flags. The "
+                         "pids,\nmemory and cpu limits are clamped to the ceilings of the "
+                         "profile the\ncontainer was created under, as at create.\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);
