@@ -125,23 +125,48 @@ echo "container_fds $first"
 
 @test "soak: $PAR parallel lifecycles, $BATCH at a time, all succeed and leave nothing" {
         make_bundle
-        set_cmd 'sleep 0.3; ls /proc/self/fd | wc -l'
+        # Each container says it is up (a file in the gate directory) and
+        # waits while the gate's "hold" exists: the soak counts the fds of
+        # every sbrun run while all of its batch wait there, in the same
+        # phase, not at a fixed time when some are still setting up.
+        mkdir "$TEST_DIR/gate"
+        edit_config '.mounts += [{"destination": "/gate", "type": "bind", "source": $g, "options": ["rbind", "rw"]}]' \
+                --arg g "$TEST_DIR/gate"
+        set_cmd 'mktemp /gate/up.XXXXXX >/dev/null; while [ -e /gate/hold ]; do sleep 0.05; done; ls /proc/self/fd | wc -l'
         sbrun run -b "$BUNDLE" "$ID" >/dev/null
         run_soak '
+GATE=$TEST_DIR/gate
+# fds PID: the number of fds of PID once it holds still (the same twice,
+# 0.1 s apart).
+fds() {
+        local a b=-1 t
+        for ((t = 0; t < 50; t++)); do
+                a=$(ls /proc/$1/fd 2>/dev/null | wc -l)
+                [ "$a" = "$b" ] && break
+                b=$a
+                sleep 0.1
+        done
+        echo "$a"
+}
 t0=$(date +%s%N)
 for ((b = 0; b < PAR; b += BATCH)); do
         pids=()
+        rm -f "$GATE"/up.*
+        touch "$GATE/hold"
         for ((i = b; i < b + BATCH && i < PAR; i++)); do
                 "${S[@]}" run -b "$BUNDLE" "par-$i" </dev/null >"$TEST_DIR/par-$i.out" 2>&1 &
                 pids+=($!)
         done
-        # The fds of each sbrun run while its container runs: the same in
-        # the first batch and the last.
-        sleep 0.15
-        for p in "${pids[@]}"; do
-                n=$(ls /proc/$p/fd 2>/dev/null | wc -l)
-                [ "$n" -gt 0 ] && echo "runfds $b $n"
+        for ((t = 0; t < 1200; t++)); do
+                [ "$(ls "$GATE" | grep -c "^up\.")" -ge "${#pids[@]}" ] && break
+                sleep 0.05
         done
+        [ "$(ls "$GATE" | grep -c "^up\.")" -ge "${#pids[@]}" ] ||
+                echo "FAILED batch $b: $(ls "$GATE" | grep -c "^up\.") of ${#pids[@]} containers came up in 60 s"
+        for p in "${pids[@]}"; do
+                echo "runfds $b $(fds "$p")"
+        done
+        rm -f "$GATE/hold"
         i=$b
         for p in "${pids[@]}"; do
                 wait "$p" || { echo "FAILED run par-$i: $(cat "$TEST_DIR/par-$i.out")"; }
@@ -153,13 +178,13 @@ echo "elapsed_ms $((($(date +%s%N) - t0) / 1000000))"
         echo "$output" | grep -E '^(before|after|elapsed|FAILED)' >&3 || true
         [ "$status" -eq 0 ] || fail "status $status"
         ! grep -q FAILED <<<"$output" || fail "$(grep FAILED <<<"$output" | head -5)"
-        # sbrun run holds as many fds in the last batch as in the first.
-        local first last
-        first=$(awk '$1 == "runfds" && $2 == 0 { print $3 }' <<<"$output" | sort -u)
-        last=$(awk -v b=$(((PAR - 1) / BATCH * BATCH)) '$1 == "runfds" && $2 == b { print $3 }' <<<"$output" | sort -u)
-        [ -n "$first" ] && [ -n "$last" ] || fail "no fd counts of sbrun run: $output"
-        [ "$(tail -n 1 <<<"$last")" -le "$(tail -n 1 <<<"$first")" ] ||
-                fail "sbrun run held $first fds in the first batch, $last in the last"
+        # Every sbrun run, waiting for its container, holds as many fds as
+        # every other: in the last batch as in the first.
+        local counts
+        counts=$(awk '$1 == "runfds" { print $3 }' <<<"$output" | sort -u)
+        [ -n "$counts" ] || fail "no fd counts of sbrun run: $output"
+        [ "$(wc -l <<<"$counts")" = 1 ] ||
+                fail "sbrun run held different numbers of fds: $(awk '$1 == "runfds" { print "batch " $2 ": " $3 }' <<<"$output" | sort | uniq -c)"
         # Every container saw the same fds.
         [ "$(tail -qn 1 "$TEST_DIR"/par-*.out | sort -u | wc -l)" = 1 ] ||
                 fail "containers saw different fd counts: $(tail -qn 1 "$TEST_DIR"/par-*.out | sort | uniq -c)"
