@@ -2,13 +2,14 @@
  * file it came from). `sbrun policy explain [--bundle DIR] [--format
  * text|json]`: the bundle's config.json merged with the floor, each change
  * with its requested and effective value and its rule, refusals included.
- * Nothing is created: only the config is read. */
+ * Nothing is created: the config, the rootfs and the host are only read. */
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/bwrap_args.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/host_probe.h"
 #include "runtime/host/lsm_host.h"
@@ -16,6 +17,7 @@
 #include "runtime/cgroup/device_filter.h"
 #include "runtime/sandbox/mount_translate.h"
 #include "runtime/sandbox/namespaces.h"
+#include "runtime/sandbox/rootfs_path.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -108,25 +110,71 @@ static int record_carry_out(struct floor_report *report, struct sb_error *check,
                             "create cannot carry it out");
 }
 
+/* The rootfs and bwrap steps of create, made dry: root.path opened, every
+ * mount translated and its destination resolved in the rootfs (or in an
+ * earlier bind's source), process.cwd resolved, with nothing created
+ * (ROOTFS_WOULD_CREATE). Without the namespaces create would have, only
+ * what the config alone says of each mount is checked. */
+static int explain_bwrap(const struct oci_config *config, const char *bundle,
+                         struct bind_sources *binds, const struct ns_setup *ns,
+                         struct floor_report *report, struct sb_error *err)
+{
+        struct sb_error check = { 0 };
+        _cleanup_free_ char *rootfs = NULL;
+        _cleanup_free_ char *cwd = NULL;
+        _cleanup_close_ int rootfs_fd = -1;
+        struct strv args = { 0 };
+        struct init_mount_list init = { 0 };
+        struct mount_table mounts = { 0 };
+        int r;
+
+        if (ns == NULL || config->process == NULL ||
+            rootfs_open_root(config->root.path, bundle, &rootfs, &rootfs_fd, &check) < 0) {
+                if (check.msg != NULL && record_carry_out(report, &check, err) < 0)
+                        return -1;
+                if (mounts_check(config, &check) < 0 && record_carry_out(report, &check, err) < 0)
+                        return -1;
+                return 0;
+        }
+        const struct bwrap_inputs in = { .config = config,
+                                         .bundle = bundle,
+                                         .rootfs = rootfs,
+                                         .rootfs_fd = rootfs_fd,
+                                         .ns = ns,
+                                         .binds = binds,
+                                         .dry_run = true };
+        r = bwrap_args_build(&in, &args, &init, &mounts, &cwd, &check);
+        strv_release(&args);
+        init_mount_list_release(&init);
+        mount_table_release(&mounts);
+        if (r < 0 && record_carry_out(report, &check, err) < 0)
+                return -1;
+        return 0;
+}
+
 /* What create checks of the config once the floor has decided, before it
- * makes anything and without the rootfs: each mount, the namespace files
- * to join and the identity sysctls need, the device rules, the cgroup
- * path. Each failure is a refusal; the checks go on. */
-static int explain_carry_out(const struct oci_config *config, struct floor_report *report,
+ * makes anything: the namespace files to join and the identity sysctls
+ * need, the rootfs and each mount (explain_bwrap), the device rules, the
+ * cgroup path. Each failure is a refusal; the checks go on. */
+static int explain_carry_out(const struct oci_config *config, const char *bundle,
+                             struct bind_sources *binds, struct floor_report *report,
                              struct sb_error *err)
 {
         struct sb_error check = { 0 };
         struct ns_setup ns;
         struct device_filter devices = { 0 };
 
-        if (mounts_check(config, &check) < 0 && record_carry_out(report, &check, err) < 0)
-                return -1;
         /* The files are opened as create opens them, and closed again. */
         int r = ns_setup_prepare(config, &ns, &check);
         if (r == 0)
                 r = ns_check_identity(config, &ns, &check);
+        if (r < 0 && record_carry_out(report, &check, err) < 0) {
+                ns_setup_release(&ns);
+                return -1;
+        }
+        r = explain_bwrap(config, bundle, binds, r == 0 ? &ns : NULL, report, err);
         ns_setup_release(&ns);
-        if (r < 0 && record_carry_out(report, &check, err) < 0)
+        if (r < 0)
                 return -1;
         r = device_filter_build(config->linux_, &devices, &check);
         device_filter_release(&devices);
@@ -143,6 +191,7 @@ static int explain_carry_out(const struct oci_config *config, struct floor_repor
  * without, the LSM labels this host can carry out, and the checks of
  * carrying the config out. */
 static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
+                           const char *bundle, struct bind_sources *binds,
                            struct floor_report *report, struct sb_error *err)
 {
         struct cgroup_root root = CGROUP_ROOT_INIT;
@@ -166,7 +215,7 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
                                        err);
         lsm_host_facts_release(&lsm);
         if (ret == 0)
-                ret = explain_carry_out(config, report, err);
+                ret = explain_carry_out(config, bundle, binds, report, err);
         return ret;
 }
 
@@ -284,7 +333,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         if (ret == 0)
                 ret = effective_spec_apply(config, &opts, &report, &profile, err);
         if (ret == 0)
-                ret = explain_runtime(&policy, config, &report, err);
+                ret = explain_runtime(&policy, config, bundle, &binds, &report, err);
         if (ret == 0 && o->json)
                 ret = explain_json(policy_profile_get(profile)->name, policy.source, &report, err);
         else if (ret == 0)

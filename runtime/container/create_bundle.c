@@ -5,6 +5,7 @@
 #include "oci/config.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/sandbox/bwrap_args.h"
+#include "runtime/sandbox/rootfs_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,22 +33,7 @@ int create_load_bundle(struct create_ctx *c, const char *bundle, struct sb_error
 
 int create_open_rootfs(struct create_ctx *c, struct sb_error *err)
 {
-        _cleanup_free_ char *joined = NULL;
-        const char *path = c->config->root.path;
-        char real[PATH_MAX];
-
-        if (path[0] != '/') {
-                if (asprintf(&joined, "%s/%s", c->bundle, path) < 0)
-                        return sb_fail(err, ENOMEM, "root.path");
-                path = joined;
-        }
-        if (realpath(path, real) == NULL)
-                return sb_fail(err, errno, "root.path: \"%s\"", c->config->root.path);
-        c->rootfs = strdup(real);
-        c->rootfs_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (c->rootfs == NULL || c->rootfs_fd < 0)
-                return sb_fail(err, errno, "root.path: open \"%s\"", real);
-        return 0;
+        return rootfs_open_root(c->config->root.path, c->bundle, &c->rootfs, &c->rootfs_fd, err);
 }
 
 int create_build_bwrap_args(struct create_ctx *c, struct sb_error *err)

@@ -35,8 +35,12 @@ static int resolve_cwd(const struct bwrap_inputs *in, const struct mount_table *
                 *cwd = SB_STEAL_PTR(clean);
                 return 0;
         }
-        if (rootfs_resolve(in->rootfs_fd, clean, ROOTFS_CREATE_DIR, cwd, &fd, err) < 0)
+        if (rootfs_resolve(in->rootfs_fd, clean,
+                           in->dry_run ? ROOTFS_WOULD_CREATE : ROOTFS_CREATE_DIR, cwd, &fd,
+                           err) < 0)
                 return sb_error_prefix(err, "process.cwd: \"%s\"", wanted);
+        if (fd < 0) /* dry run: a directory create would make */
+                return 0;
         if (fstat(fd, &st) < 0)
                 return sb_fail(err, errno, "process.cwd: \"%s\"", wanted);
         if (!S_ISDIR(st.st_mode))
@@ -62,6 +66,7 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
                 strv_addf(args, "%d", launcher_fd_number(in->preserve_fds, LFD_PIDNS));
         }
         mounts->in_userns = ns->new_user || ns->join_fds[OCI_NS_USER] >= 0;
+        mounts->dry_run = in->dry_run;
         /* bwrap labels its tmpfs, /dev and the files it creates with this,
          * as runc does with linux.mountLabel; set only where SELinux is
          * enabled (floor_lsm_decide), the init's mounts get it in plan_build. */

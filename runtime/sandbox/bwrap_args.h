@@ -4,6 +4,8 @@
 #ifndef SB_BWRAP_ARGS_H
 #define SB_BWRAP_ARGS_H
 
+#include <stdbool.h>
+
 struct sb_error;
 struct strv;
 struct oci_config;
@@ -20,6 +22,7 @@ struct bwrap_inputs {
         const struct ns_setup *ns;
         struct bind_sources *binds; /* held bind sources, passed on as fds */
         int preserve_fds;
+        bool dry_run; /* create nothing in the rootfs or a bind source (`policy explain`) */
 };
 
 /* Append the options to args: the rootfs, the pid namespace, the mounts

@@ -220,6 +220,8 @@ static int resolve_destination(const struct mount_table *table, int rootfs_fd, c
 {
         const struct mounted *under = mount_table_find(table, dest);
 
+        if (table->dry_run)
+                create = ROOTFS_WOULD_CREATE;
         if (under == NULL)
                 return rootfs_resolve(rootfs_fd, dest, create, resolved, NULL, err);
         if (under->kind != MOUNTED_BIND) {

@@ -36,6 +36,9 @@ struct mount_table {
         size_t n, cap;
         bool has_dev;   /* /dev was set up by bwrap's --dev */
         bool in_userns; /* set by the caller: the container has its own user namespace */
+        /* set by the caller: resolve every destination as create would,
+         * creating nothing (ROOTFS_WOULD_CREATE; `policy explain`) */
+        bool dry_run;
 };
 
 /* A mount's options: MS_* flags, bind recursion, tmpfs mode= and size=,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,7 +54,8 @@ static char *walk_path(const struct walk *w)
 static int walk_push(struct walk *w, const char *name, int fd, struct sb_error *err)
 {
         if (w->depth >= MAX_DEPTH) {
-                close(fd);
+                if (fd >= 0)
+                        close(fd);
                 return sb_fail(err, ENAMETOOLONG, "path too deep");
         }
         w->depth++;
@@ -66,7 +68,8 @@ static void walk_pop(struct walk *w)
 {
         if (w->depth == 0)
                 return;
-        close(w->fds[w->depth]);
+        if (w->fds[w->depth] >= 0)
+                close(w->fds[w->depth]);
         free(w->names[w->depth]);
         w->fds[w->depth] = -1;
         w->names[w->depth] = NULL;
@@ -156,7 +159,11 @@ int rootfs_resolve(int base_fd, const char *path, enum rootfs_create create, cha
 
                 struct stat st;
                 int cur = w.fds[w.depth];
-                if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                /* cur < 0: below a directory ROOTFS_WOULD_CREATE found
+                 * missing, where nothing exists yet either. */
+                if (cur < 0 || fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (cur < 0)
+                                errno = ENOENT;
                         if (errno != ENOENT || create == ROOTFS_NO_CREATE) {
                                 sb_fail(err, errno, "%s", path);
                                 goto out;
@@ -166,6 +173,11 @@ int rootfs_resolve(int base_fd, const char *path, enum rootfs_create create, cha
                                         "escapes the rootfs through symlink \"%s\" -> \"%s\" (its target does not exist in the rootfs)",
                                         via_symlink, via_target);
                                 goto out;
+                        }
+                        if (create == ROOTFS_WOULD_CREATE) {
+                                if (walk_push(&w, name, -1, err) < 0)
+                                        goto out;
+                                continue;
                         }
                         if (create_component(cur, name, last, create) < 0 && errno != EEXIST) {
                                 sb_fail(err, errno, "create %s in the rootfs", path);
@@ -260,5 +272,26 @@ int rootfs_clean_path(const char *path, char **out, struct sb_error *err)
                 result[len++] = '/';
         result[len] = '\0';
         *out = result;
+        return 0;
+}
+
+int rootfs_open_root(const char *root_path, const char *bundle, char **real, int *fd,
+                     struct sb_error *err)
+{
+        _cleanup_free_ char *joined = NULL;
+        const char *path = root_path;
+        char buf[PATH_MAX];
+
+        if (path[0] != '/') {
+                if (asprintf(&joined, "%s/%s", bundle, path) < 0)
+                        return sb_fail(err, ENOMEM, "root.path");
+                path = joined;
+        }
+        if (realpath(path, buf) == NULL)
+                return sb_fail(err, errno, "root.path: \"%s\"", root_path);
+        *real = strdup(buf);
+        *fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (*real == NULL || *fd < 0)
+                return sb_fail(err, errno, "root.path: open \"%s\"", buf);
         return 0;
 }

@@ -316,7 +316,7 @@ create_and_explain_refuse() {
                 <<<"$output" >/dev/null || fail "explain does not refuse $1 with '$2': $output"
 }
 
-@test "policy explain refuses what create refuses as it carries the config out" {
+@test "policy explain refuses what create refuses as it carries the config and the rootfs out" {
         local n i
         make_bundle
         cp "$BUNDLE/config.json" "$TEST_DIR/config.orig"
@@ -338,10 +338,37 @@ create_and_explain_refuse() {
         edit_config '.linux.cgroupsPath = "/sbrun/../escape"'
         create_and_explain_refuse linux.cgroupsPath '"/sbrun/../escape": ".." is not allowed'
 
-        # The control: the bundle as made is allowed by both.
+        # What only the rootfs can tell: a cwd that is a file, and a mount
+        # destination or a cwd that a symlink of the image leads out of it.
         fresh
+        edit_config '.process.cwd = "/etc/passwd"'
+        create_and_explain_refuse process.cwd '"/etc/passwd": not a directory'
+
+        ln -s ../../../.. "$BUNDLE/rootfs/esc"
+        fresh
+        edit_config '.mounts += [{"destination": "/esc/x", "type": "tmpfs", "source": "tmpfs"}]'
+        create_and_explain_refuse "mounts[$n].destination" \
+                '"/esc/x": escapes the rootfs through symlink "/esc" -> "../../../.."'
+
+        fresh
+        edit_config '.process.cwd = "/esc/y"'
+        create_and_explain_refuse process.cwd \
+                '"/esc/y": escapes the rootfs through symlink "/esc" -> "../../../.."'
+
+        # The control: the bundle as made is allowed by both; a missing cwd
+        # and mount destination, which create would make, are allowed, and
+        # explain makes neither.
+        fresh
+        rm "$BUNDLE/rootfs/esc"
+        edit_config '.process.cwd = "/newdir/sub" |
+                .mounts += [{"destination": "/newmnt/x", "type": "tmpfs", "source": "tmpfs"}]'
         run explain_json
-        [ "$(jq -r .allowed <<<"$output")" = true ]
+        [ "$(jq -r .allowed <<<"$output")" = true ] || fail "explain refuses: $output"
+        [ ! -e "$BUNDLE/rootfs/newdir" ] && [ ! -e "$BUNDLE/rootfs/newmnt" ] ||
+                fail "explain made $(ls -d "$BUNDLE"/rootfs/new*)"
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "run: $output"
+        [ -d "$BUNDLE/rootfs/newdir/sub" ] && [ -d "$BUNDLE/rootfs/newmnt/x" ]
 }
 
 @test "policy explain lists each change with its rule and creates nothing" {

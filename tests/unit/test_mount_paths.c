@@ -1,6 +1,8 @@
 /* The pure parts of runtime/sandbox/: a mount's options as the kernel and
- * bwrap will get them (mount_options_parse), and the lexical cleaning of
- * container paths that refuses ".." (rootfs_clean_path). */
+ * bwrap will get them (mount_options_parse), the lexical cleaning of
+ * container paths that refuses ".." (rootfs_clean_path), and the dry walk
+ * `policy explain` makes (rootfs_resolve with ROOTFS_WOULD_CREATE), which
+ * must resolve and refuse as create's walk does while creating nothing. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -10,13 +12,18 @@
 #include "common/error.h"
 #include "oci/config.h"
 
+#include <fcntl.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -213,6 +220,105 @@ static void test_rootfs_clean_path(void **state)
         expect_clean_error("", "\"\" is not an absolute path");
 }
 
+/* A tree made fresh for each walk: a/, f (a file), l -> a, up -> a/../a,
+ * esc -> ../.. (out of the root), dangling -> /nowhere. */
+static int make_tree(char *dir)
+{
+        strcpy(dir, "/tmp/sbrun-test-rootfs.XXXXXX");
+        if (mkdtemp(dir) == NULL)
+                fail_msg("mkdtemp");
+        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int f = fd < 0 ? -1 : openat(fd, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (f < 0 || mkdirat(fd, "a", 0755) < 0 || symlinkat("a", fd, "l") < 0 ||
+            symlinkat("a/../a", fd, "up") < 0 || symlinkat("../..", fd, "esc") < 0 ||
+            symlinkat("/nowhere", fd, "dangling") < 0)
+                fail_msg("make the tree in %s", dir);
+        close(f);
+        return fd;
+}
+
+static void remove_tree(const char *dir)
+{
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fail_msg("%s", cmd);
+}
+
+/* Walk path in a fresh tree with mode: the result ("=/resolved" or
+ * "!message") and whether the tree changed ("+" appended). */
+static char *walk(const char *path, enum rootfs_create mode)
+{
+        char dir[64], *resolved = NULL, *out = NULL;
+        struct sb_error err = { 0 };
+        struct stat before, after;
+        int fd = make_tree(dir), o = -1;
+
+        if (fstat(fd, &before) < 0)
+                fail_msg("stat %s", dir);
+        int r = rootfs_resolve(fd, path, mode, &resolved, &o, &err);
+        if (fstat(fd, &after) < 0)
+                fail_msg("stat %s", dir);
+        struct stat a;
+        bool changed = before.st_nlink != after.st_nlink ||
+                       (fstatat(fd, "a", &a, 0) == 0 && a.st_nlink != 2) ||
+                       faccessat(fd, "new", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        if (asprintf(&out, "%c%s%s", r == 0 ? '=' : '!', r == 0 ? resolved : err.msg,
+                     changed ? "+" : "") < 0)
+                fail_msg("asprintf");
+        /* The dry walk has an fd where the path exists, none where it would
+         * be made. */
+        if (r == 0 && mode == ROOTFS_WOULD_CREATE) {
+                const char *rel = strcmp(resolved, "/") == 0 ? "." : resolved + 1;
+                assert_int_equal(o >= 0, faccessat(fd, rel, F_OK, AT_SYMLINK_NOFOLLOW) == 0);
+        }
+        if (o >= 0)
+                close(o);
+        free(resolved);
+        sb_error_clear(&err);
+        close(fd);
+        remove_tree(dir);
+        return out;
+}
+
+/* create's walk gives want, and creates (made) or not; the dry walk gives
+ * the same result and never creates. */
+static void expect_walk(const char *path, const char *want, bool made)
+{
+        char *created = walk(path, ROOTFS_CREATE_DIR);
+        char *dry = walk(path, ROOTFS_WOULD_CREATE);
+        char *want_created = NULL;
+
+        if (asprintf(&want_created, "%s%s", want, made ? "+" : "") < 0)
+                fail_msg("asprintf");
+        assert_string_equal(created, want_created);
+        assert_string_equal(dry, want);
+        free(created);
+        free(dry);
+        free(want_created);
+}
+
+static void test_rootfs_would_create(void **state)
+{
+        (void)state;
+        expect_walk("/a", "=/a", false);
+        expect_walk("/l", "=/a", false);
+        expect_walk("/up", "=/a", false);
+        expect_walk("/new", "=/new", true);
+        expect_walk("/new/x/y", "=/new/x/y", true);
+        expect_walk("/l/new", "=/a/new", true);
+        expect_walk("/new/../a", "=/a", true);
+        expect_walk("/new/x/../../l/y", "=/a/y", true);
+        expect_walk("/new/../../..", "=/", true);
+        expect_walk("/esc", "!escapes the rootfs through symlink \"/esc\" -> \"../..\"", false);
+        expect_walk("/esc/x", "!escapes the rootfs through symlink \"/esc\" -> \"../..\"", false);
+        expect_walk("/dangling/x",
+                    "!escapes the rootfs through symlink \"/dangling\" -> \"/nowhere\" (its "
+                    "target does not exist in the rootfs)",
+                    false);
+        expect_walk("/f/x", "!/f/x", false);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -221,6 +327,7 @@ int main(void)
                 cmocka_unit_test(test_mount_mode_size_data),
                 cmocka_unit_test(test_mount_option_errors),
                 cmocka_unit_test(test_rootfs_clean_path),
+                cmocka_unit_test(test_rootfs_would_create),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
