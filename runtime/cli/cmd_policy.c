@@ -18,6 +18,7 @@
 #include "runtime/sandbox/mount_translate.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/sandbox/rootfs_path.h"
+#include "runtime/seccomp/seccomp_setup.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
@@ -154,8 +155,9 @@ static int explain_bwrap(const struct oci_config *config, const char *bundle,
 
 /* What create checks of the config once the floor has decided, before it
  * makes anything: the namespace files to join and the identity sysctls
- * need, the rootfs and each mount (explain_bwrap), the device rules, the
- * cgroup path. Each failure is a refusal; the checks go on. */
+ * need, the rootfs and each mount (explain_bwrap), the spec's seccomp
+ * profile (compiled, not cached), the device rules, the cgroup path. Each
+ * failure is a refusal; the checks go on. */
 static int explain_carry_out(const struct oci_config *config, const char *bundle,
                              struct bind_sources *binds, struct floor_report *report,
                              struct sb_error *err)
@@ -175,6 +177,8 @@ static int explain_carry_out(const struct oci_config *config, const char *bundle
         r = explain_bwrap(config, bundle, binds, r == 0 ? &ns : NULL, report, err);
         ns_setup_release(&ns);
         if (r < 0)
+                return -1;
+        if (seccomp_setup_check(config, &check) < 0 && record_carry_out(report, &check, err) < 0)
                 return -1;
         r = device_filter_build(config->linux_, &devices, &check);
         device_filter_release(&devices);

@@ -56,6 +56,20 @@ int seccomp_setup_prepare(const struct oci_config *config, const char *state_roo
                                  &s->size, err);
 }
 
+int seccomp_setup_check(const struct oci_config *config, struct sb_error *err)
+{
+        const struct oci_seccomp *profile = config->linux_ ? config->linux_->seccomp : NULL;
+        _cleanup_free_ uint8_t *bpf = NULL;
+        uint32_t flags;
+        size_t size;
+
+        if (profile == NULL)
+                return 0;
+        if (seccomp_load_flags(profile, &flags, err) < 0)
+                return -1;
+        return seccomp_compile(profile, &bpf, &size, err);
+}
+
 int seccomp_setup_open_channel(struct seccomp_setup *s, struct sb_error *err)
 {
         int sv[2];

@@ -28,6 +28,11 @@ void seccomp_setup_release(struct seccomp_setup *s);
 int seccomp_setup_prepare(const struct oci_config *config, const char *state_root,
                           struct seccomp_setup *s, struct sb_error *err);
 
+/* What seccomp_setup_prepare refuses, decided the same way (flags, then
+ * the compiled profile) without the cache: nothing is written (`policy
+ * explain`). */
+int seccomp_setup_check(const struct oci_config *config, struct sb_error *err);
+
 /* The fd to pass to the init (caller owns it): the init's end of the notify
  * socketpair, after connecting to listenerPath; /dev/null without NOTIFY. */
 int seccomp_setup_open_channel(struct seccomp_setup *s, struct sb_error *err);

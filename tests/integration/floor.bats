@@ -338,6 +338,19 @@ create_and_explain_refuse() {
         edit_config '.linux.cgroupsPath = "/sbrun/../escape"'
         create_and_explain_refuse linux.cgroupsPath '"/sbrun/../escape": ".." is not allowed'
 
+        # What only compiling the spec's seccomp profile tells (nothing is
+        # cached by explain: the state root stays empty).
+        fresh
+        edit_config '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW", "flags": ["SECCOMP_FILTER_FLAG_FOO"]}'
+        create_and_explain_refuse "linux.seccomp.flags[0]" 'unknown flag "SECCOMP_FILTER_FLAG_FOO"'
+        fresh
+        edit_config '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW",
+                "syscalls": [{"names": ["getpid"], "action": "SCMP_ACT_ERRNO", "errnoRet": 70000}]}'
+        create_and_explain_refuse "linux.seccomp.syscalls[0].action" '70000 is out of range for SCMP_ACT_ERRNO (0..4095)'
+        [ -z "$(ls -A "$ROOT" | grep -v '^\.seccomp-cache$')" ] &&
+                [ -z "$(ls -A "$ROOT/.seccomp-cache" 2>/dev/null)" ] ||
+                fail "explain left $(ls -AR "$ROOT")"
+
         # What only the rootfs can tell: a cwd that is a file, and a mount
         # destination or a cwd that a symlink of the image leads out of it.
         fresh
