@@ -192,7 +192,7 @@ assert_limits() {
         [[ $output == *$'\n'"systemd "*" ok "*"systemd $(systemctl --version | awk 'NR == 1 { print $2 }')"*"over the system bus"* ]]
 }
 
-@test "systemd driver: ${SBRUN_SYSTEMD_PARALLEL:-100} parallel run lifecycles, 10 at a time: no failure, no unit left" {
+@test "systemd driver: 100 parallel run lifecycles (SBRUN_SYSTEMD_PARALLEL), 10 at a time: no failure, no unit left" {
         make_bundle
         edit_config '.process.args = ["true"] | .linux.resources = {"memory": {"limit": 67108864}}'
         local n=${SBRUN_SYSTEMD_PARALLEL:-100} i fails=0
