@@ -22,8 +22,10 @@ build=${SBRUN_FUZZ_BUILDDIR:-/tmp/sbrun-fuzz-build}
 work=${SBRUN_FUZZ_KEEP:-$(mktemp -d /tmp/sbrun-fuzz.XXXXXX)}
 mkdir -p "$work"
 # halt_on_error: UBSan's reports fail the run as ASan's do.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:fast_unwind_on_malloc=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# Leaks inside a dependency's own error paths (tests/fuzz/lsan.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp}
 failed=0
 for name in "${names[@]}"; do
         bin=$build/obj/tests/fuzz/fuzz_$name
