@@ -36,9 +36,10 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
         jw_object_end(w);
 }
 
-/* cgroup, LSM, RDT and idmap support are fixed by sbrun's design, not chosen
- * per build, so struct oci_features carries no fields for them: cgroup v2
- * only, through cgroupfs (no systemd driver); AppArmor profiles and SELinux
+/* LSM, RDT and idmap support are fixed by sbrun's design, not chosen per
+ * build, so struct oci_features carries no fields for them: cgroup v2 only,
+ * through cgroupfs or, when built with libsystemd, systemd's system
+ * manager (no systemd --user driver); AppArmor profiles and SELinux
  * labels where the host enables them (spec/floor_lsm.h), as runc reports
  * what it supports; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
  * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped
@@ -51,7 +52,7 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_object_begin(w, "cgroup");
         jw_kv_bool(w, "v1", false);
         jw_kv_bool(w, "v2", true);
-        jw_kv_bool(w, "systemd", false);
+        jw_kv_bool(w, "systemd", f->cgroup_systemd);
         jw_kv_bool(w, "systemdUser", false);
         jw_kv_bool(w, "rdma", false);
         jw_object_end(w);

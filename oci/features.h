@@ -2,6 +2,8 @@
 #ifndef SB_OCI_FEATURES_H
 #define SB_OCI_FEATURES_H
 
+#include <stdbool.h>
+
 #include <stddef.h>
 
 struct sb_error;
@@ -21,6 +23,7 @@ struct oci_features {
         const char *const *annotation_keys; /* pairs key, value, NULL */
         /* potentiallyUnsafeConfigAnnotations: keys, or prefixes ending in "." */
         const char *const *unsafe_annotations;
+        bool cgroup_systemd; /* the systemd cgroup driver is built in */
 };
 
 /* Serialise as the features JSON, pretty-printed. */

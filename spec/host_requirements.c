@@ -50,6 +50,8 @@ static const struct {
         { "seccomp notify", false },
         { "openat2", true },
         { "lsm", false },
+        /* Only for --systemd-cgroup (podman's and the kubelet's default). */
+        { "systemd", false },
 };
 
 enum host_status host_requirement_status(const char *item, bool available)

@@ -6,6 +6,9 @@
 # Lanes, each one line of the summary with its wall time and budget:
 #   vm          tests/vm/cgroups-suite.sh in a qemu guest (real cgroup v2),
 #               started first, in the background: it is the longest lane
+#   vm-systemd  tests/vm/systemd-suite.sh in a second guest whose PID 1 is
+#               systemd (tests/vm/run.sh --systemd), in the same background
+#               job right after vm's guest ends: never two guests at once
 #   unit        the cmocka binaries of the build tree (tests/unit/test_*)
 #   integration, adversarial, engines, faults, selftest, ...
 #               each directory of bats files under tests/ (but vm), under a
@@ -29,8 +32,10 @@
 # to its own line; its passes are not added again (tests/lib/lanes.bash).
 #
 # Switches, each reported as a skipped lane with the number of tests it
-# would have run, and refused when CI=true: SBRUN_VM_LANE=0,
+# would have run, and refused when CI=true: SBRUN_VM_LANE=0 (both VM lanes),
 # SBRUN_ASAN_LANE=0, SBRUN_FUZZ=0, SBRUN_BATS_EXCLUDE="DIR ..." (tests/DIR).
+# The guests' timeouts: SBRUN_VM_TIMEOUT (vm, 3000 s) and
+# SBRUN_VM_SYSTEMD_TIMEOUT (vm-systemd, 1200 s).
 # SBRUN_RUN_ROLE=asan is tests/asan.sh's own run (its lane selection).
 set -uo pipefail
 
@@ -55,7 +60,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 # 2-core machine: the VM lane runs beside all the others.
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [engines]=600
         [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=420
-        [asan]=1500 [vm]=3000 [leftovers]=30)
+        [asan]=1500 [vm]=3000 [vm-systemd]=900 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
 # behind them; not the soak, scale, race and timing files (hundreds of
@@ -136,14 +141,18 @@ echo "# set-up took $((SECONDS - setup_start))s"
 # --- interrupted runs -------------------------------------------------------------
 
 # An interrupted run (CI cancelled, ^C) stops the lanes it started in the
-# background: the ASan lane is a session of its own (setsid) and the VM
-# lane's run.sh kills its qemu when it is signalled. The leftovers check
-# below fails on whatever of them is still running at the end.
+# background: the ASan lane is a session of its own (setsid); the VM job's
+# run.sh kills its qemu when it is signalled, and the job boots no guest
+# once vm.stop exists (vm_guest). The leftovers check below fails on
+# whatever of them is still running at the end.
 asan_pid=""
 asan_build=""
 vm_pidfile=$SBRUN_TEST_TMP/vm.pid
+vm_stopfile=$SBRUN_TEST_TMP/vm.stop
 stop_lanes() {
         [ -n "$asan_pid" ] && kill -TERM -- "-$asan_pid" 2>/dev/null
+        # The flag first: a guest whose pid is not in the file yet reads it.
+        : >"$vm_stopfile"
         [ -s "$vm_pidfile" ] && kill -TERM "$(cat "$vm_pidfile")" 2>/dev/null
 }
 trap 'stop_lanes; exit 130' INT
@@ -155,22 +164,49 @@ trap 'stop_lanes; exit 129' HUP
 # This host (and CI) is a hybrid cgroup v1/v2 machine where sbrun fails
 # closed; the cgroup tests run in a qemu guest with a pure v2 hierarchy and
 # no opt-out policy (tests/vm/README.md). It is the longest lane (TCG), so it
-# starts before the host lanes and runs beside them.
+# starts before the host lanes and runs beside them. The vm-systemd lane's
+# guest (systemd as PID 1) boots in the same job when the first one has
+# ended: the machine has two cores, and two guests under TCG beside the host
+# lanes would starve all three.
 vm_lane=0
 vm_env=()
 if [ "$role" = all ]; then
-        # The plan, on the host: the same selections the guest will run.
+        # The plans, on the host: the same selections the guests will run.
         SBRUN_FAULTS=${SBRUN_FAULTS:-} "$SBRUN_SRCDIR/tests/vm/cgroups-suite.sh" --plan \
                 >"$SBRUN_TEST_TMP/vm.plan" 2>"$SBRUN_TEST_TMP/vm.plan.err" ||
                 echo "# tests/vm/cgroups-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm.plan.err")"
+        "$SBRUN_SRCDIR/tests/vm/systemd-suite.sh" --plan \
+                >"$SBRUN_TEST_TMP/vm-systemd.plan" 2>"$SBRUN_TEST_TMP/vm-systemd.plan.err" ||
+                echo "# tests/vm/systemd-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-systemd.plan.err")"
         if [ "${SBRUN_VM_LANE:-1}" = 0 ]; then
                 lane_skipped vm "$(grep -c '' "$SBRUN_TEST_TMP/vm.plan")" "SBRUN_VM_LANE=0"
+                lane_skipped vm-systemd "$(grep -c '' "$SBRUN_TEST_TMP/vm-systemd.plan")" "SBRUN_VM_LANE=0"
         else
                 vm_lane=1
         fi
 fi
+# vm_guest LANE NAME TIMEOUT RUN.SH-ARG...: one guest of the VM job, named
+# $SBRUN_TEST_TMP/NAME (the leftovers check finds its qemu by it): its
+# output to LANE.tap, its exit status to LANE.rc, when it started and ended
+# (this run's SECONDS) to LANE.start and LANE.end. Its pid is in vm_pidfile
+# before it boots, and it boots only if vm_stopfile is not there after that:
+# stop_lanes makes the file before it reads the pid, so a guest is either
+# signalled or never booted.
+vm_guest() {
+        local lane=$1 name=$2 timeout=$3
+        shift 3
+        echo "$SECONDS" >"$SBRUN_TEST_TMP/$lane.start"
+        (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" && [ ! -e "$vm_stopfile" ] &&
+                SBRUN_VM_TIMEOUT=$timeout SBRUN_VM_NAME=$SBRUN_TEST_TMP/$name exec tests/vm/run.sh "$@") \
+                </dev/null >"$SBRUN_TEST_TMP/$lane.tap" 2>&1
+        echo $? >"$SBRUN_TEST_TMP/$lane.rc"
+        rm -f "$vm_pidfile"
+        echo "$SECONDS" >"$SBRUN_TEST_TMP/$lane.end"
+}
+
 if [ "$vm_lane" = 1 ]; then
         echo "# vm (cgroup v2 in qemu, in the background: $SBRUN_TEST_TMP/vm.tap)"
+        echo "# vm-systemd (systemd as PID 1 in qemu, after vm's guest: $SBRUN_TEST_TMP/vm-systemd.tap)"
         vm_start=$SECONDS
         # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
@@ -188,18 +224,19 @@ if [ "$vm_lane" = 1 ]; then
         (
                 if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
                         # Under TCG, beside the host lanes: 50 minutes at most.
-                        (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" &&
-                                SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3000} SBRUN_VM_NAME=$SBRUN_TEST_TMP/vm-guest \
-                                exec tests/vm/run.sh --share "$SBRUN_SRCDIR" \
-                                -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap) \
-                                </dev/null >"$SBRUN_TEST_TMP/vm.tap" 2>&1
-                        echo $? >"$SBRUN_TEST_TMP/vm.rc"
-                        rm -f "$vm_pidfile"
+                        vm_guest vm vm-guest "${SBRUN_VM_TIMEOUT:-3000}" --share "$SBRUN_SRCDIR" \
+                                -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap
+                        # Then the systemd guest, once the first has ended: one at a time.
+                        vm_guest vm-systemd vm-systemd-guest "${SBRUN_VM_SYSTEMD_TIMEOUT:-1200}" --systemd \
+                                --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" tests/vm/systemd-suite.sh --tap
                 else
-                        tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/vm.tap"
-                        echo "not ok - tests/vm/setup.sh failed" >>"$SBRUN_TEST_TMP/vm.tap"
-                        echo 1 >"$SBRUN_TEST_TMP/vm.rc"
+                        for lane in vm vm-systemd; do
+                                tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/$lane.tap"
+                                echo "not ok - tests/vm/setup.sh failed" >>"$SBRUN_TEST_TMP/$lane.tap"
+                                echo 1 >"$SBRUN_TEST_TMP/$lane.rc"
+                        done
                 fi
+                # Both guests are done with the binaries.
                 rm -rf "$vm_bin"
         ) &
         vm_job=$!
@@ -395,12 +432,23 @@ if [ "$role" = all ]; then
         fi
 fi
 
+# vm_lane_tap LANE FROM: a guest's lane, from the files vm_guest wrote; its
+# wall time from FROM (the lane's start in this run's SECONDS) to the end of
+# its guest.
+vm_lane_tap() {
+        local lane=$1 from=$2 end t=$SBRUN_TEST_TMP
+        end=$(cat "$t/$lane.end" 2>/dev/null || echo "$from")
+        touch "$t/$lane.tap"
+        cat "$t/$lane.tap"
+        lane_tap "$lane" "$t/$lane.tap" "$t/$lane.plan" "$(cat "$t/$lane.rc" 2>/dev/null || echo 1)" \
+                $((end - from)) "${BUDGET[$lane]}"
+}
+
 if [ "$vm_lane" = 1 ]; then
-        echo "# waiting for the VM lane"
+        echo "# waiting for the VM lanes"
         wait "$vm_job"
-        cat "$SBRUN_TEST_TMP/vm.tap"
-        lane_tap vm "$SBRUN_TEST_TMP/vm.tap" "$SBRUN_TEST_TMP/vm.plan" \
-                "$(cat "$SBRUN_TEST_TMP/vm.rc" 2>/dev/null || echo 1)" $((SECONDS - vm_start)) "${BUDGET[vm]}"
+        vm_lane_tap vm "$vm_start"
+        vm_lane_tap vm-systemd "$(cat "$SBRUN_TEST_TMP/vm-systemd.start" 2>/dev/null || echo "$SECONDS")"
 fi
 
 # --- leftovers --------------------------------------------------------------------
@@ -423,10 +471,10 @@ leftovers() {
         fi
         # "[/]tmp/..." matches the test dir but not grep's own command line;
         # test.* are the bats tests' dirs (bwrap names the bundle), vm-guest
-        # the VM lane's qemu (its -name); the ASan lane's make and bats name
-        # its build dir.
+        # and vm-systemd-guest the VM lanes' qemu (its -name); the ASan
+        # lane's make and bats name its build dir.
         local a=${asan_build:-$t/no-asan-lane}
-        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
+        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest|vm-systemd-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
                 while read -r f; do
                         pid=$(cut -d/ -f3 <<<"$f")
                         echo "process $pid: $(tr '\0' ' ' <"$f" 2>/dev/null)"

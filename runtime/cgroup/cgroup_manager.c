@@ -435,9 +435,19 @@ int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err)
         return ret;
 }
 
+/* Removed while we held it open: every interface file is gone with it. A
+ * systemd scope's cgroup goes as soon as its last process exits. */
+static bool cgroup_gone(struct cgroup *cg)
+{
+        return faccessat(cg->dir_fd, "cgroup.procs", F_OK, 0) < 0 && errno == ENOENT;
+}
+
 int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err)
 {
         if (write_at(cg->dir_fd, "cgroup.kill", "1") < 0) {
+                /* ENODEV: the file was open-able, its cgroup was removed. */
+                if ((errno == ENOENT || errno == ENODEV) && cgroup_gone(cg))
+                        return 0;
                 /* cgroup.kill came with Linux 5.14. */
                 if (errno != ENOENT)
                         return sb_fail(err, errno, "cgroup %s: write cgroup.kill", cg->path);
@@ -451,6 +461,8 @@ int cgroup_kill(struct cgroup *cg, struct sb_error *err)
 {
         if (cgroup_kill_nowait(cg, err) < 0)
                 return -1;
+        if (cgroup_gone(cg))
+                return 0;
         return wait_event(cg, "populated", 0, err);
 }
 
@@ -490,6 +502,10 @@ int cgroup_destroy(struct cgroup *cg, struct sb_error *err)
 
         if (cgroup_kill(cg, err) < 0)
                 return -1;
+        if (cgroup_gone(cg)) {
+                cg->created = false;
+                return 0;
+        }
         remove_children(cg->dir_fd, 0);
         parent = openat(cg->dir_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (parent < 0 || name == NULL)

@@ -77,7 +77,10 @@ static int expand_slice(const char *slice, const char *shown, char **out, struct
         return 0;
 }
 
-static int systemd_path(const char *cgroups_path, const char *id, char **out, struct sb_error *err)
+/* out: the cgroup under the mount; slice and unit (either may be NULL):
+ * the unit names systemd knows them by. */
+static int systemd_path(const char *cgroups_path, const char *id, char **out, char **slice_out,
+                        char **unit_out, struct sb_error *err)
 {
         _cleanup_free_ char *spec = NULL, *slice_dir = NULL;
         const char *shown = cgroups_path;
@@ -105,13 +108,32 @@ static int systemd_path(const char *cgroups_path, const char *id, char **out, st
                 return -1;
         /* A name that is itself a slice is used as such, as runc does. */
         size_t nlen = strlen(name);
+        _cleanup_free_ char *unit = NULL;
         int r;
         if (nlen > 6 && strcmp(name + nlen - 6, ".slice") == 0)
-                r = asprintf(out, "%s/%s", slice_dir, name);
+                r = asprintf(&unit, "%s", name);
         else
-                r = asprintf(out, "%s/%s%s%s.scope", slice_dir, prefix, *prefix ? "-" : "", name);
-        if (r < 0)
+                r = asprintf(&unit, "%s%s%s.scope", prefix, *prefix ? "-" : "", name);
+        if (r < 0 || asprintf(out, "%s/%s", slice_dir, unit) < 0)
                 return sb_fail(err, ENOMEM, FIELD);
+        if (slice_out && (*slice_out = strdup(*spec ? spec : "system.slice")) == NULL)
+                return sb_fail(err, ENOMEM, FIELD);
+        if (unit_out)
+                *unit_out = SB_STEAL_PTR(unit);
+        return 0;
+}
+
+int cgroup_path_systemd_unit(const char *cgroups_path, const char *id, char **slice, char **unit,
+                             struct sb_error *err)
+{
+        _cleanup_free_ char *rel = NULL;
+
+        *slice = *unit = NULL;
+        if (systemd_path(cgroups_path, id, &rel, slice, unit, err) < 0) {
+                free(*slice);
+                *slice = NULL;
+                return -1;
+        }
         return 0;
 }
 
@@ -122,11 +144,8 @@ int cgroup_path_resolve(const struct cgroup_root *root, const char *cgroups_path
         const char *shown = cgroups_path ? cgroups_path : "";
 
         if (systemd) {
-                if (systemd_path(cgroups_path, id, &joined, err) < 0)
+                if (systemd_path(cgroups_path, id, &joined, NULL, NULL, err) < 0)
                         return -1;
-                sb_warn("--systemd-cgroup: no systemd unit is created for container %s; sbrun "
-                        "manages %s/%s through cgroupfs itself",
-                        id, root->mount, joined);
                 shown = joined;
         } else if (cgroups_path == NULL || *cgroups_path == '\0') {
                 if (asprintf(&joined, "%s/sbrun/%s", root->rel, id) < 0)

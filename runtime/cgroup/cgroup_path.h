@@ -20,4 +20,10 @@ struct cgroup_root;
 int cgroup_path_resolve(const struct cgroup_root *root, const char *cgroups_path, const char *id,
                         bool systemd, char **rel, struct sb_error *err);
 
+/* With --systemd-cgroup, a "slice:prefix:name" cgroupsPath's systemd
+ * names: slice ("machine.slice"; system.slice when empty) and unit
+ * ("libpod-ID.scope", or the name itself when it is a ".slice"). */
+int cgroup_path_systemd_unit(const char *cgroups_path, const char *id, char **slice, char **unit,
+                             struct sb_error *err);
+
 #endif

@@ -6,6 +6,8 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_path.h"
+#include "runtime/cgroup/systemd_props.h"
+#include "runtime/cgroup/systemd_scope.h"
 #include "spec/floor.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
@@ -20,11 +22,35 @@ void container_cgroup_init(struct container_cgroup *cc)
         memset(cc, 0, sizeof(*cc));
         cc->root = (struct cgroup_root)CGROUP_ROOT_INIT;
         cc->cg = (struct cgroup)CGROUP_INIT;
+        cc->holder = (struct systemd_holder)SYSTEMD_HOLDER_INIT;
+}
+
+static void warn_error(struct sb_error *e)
+{
+        _cleanup_free_ char *text = sb_error_text(e);
+
+        sb_warn("%s", text ? text : "systemd: cleanup failed");
+        sb_error_clear(e);
 }
 
 void container_cgroup_release(struct container_cgroup *cc)
 {
+        _cleanup_free_ char *path = cc->unit_started ? container_cgroup_planned_path(cc) : NULL;
+
+        systemd_holder_end(&cc->holder);
+        /* Killed and removed first: a stop job would SIGTERM and then
+         * wait for systemd's stop timeout. */
         cgroup_release(&cc->cg);
+        if (cc->unit_started) {
+                struct sb_error e = { 0 };
+                if (systemd_scope_stop(cc->unit, cc->slice, path, &e) < 0)
+                        warn_error(&e);
+                cc->unit_started = false;
+        }
+        free(cc->unit);
+        free(cc->slice);
+        free(cc->id);
+        cc->unit = cc->slice = cc->id = NULL;
         cgroup_settings_release(&cc->settings);
         device_filter_release(&cc->devices);
         cgroup_root_release(&cc->root);
@@ -67,15 +93,66 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                 return -1;
         if (cc->unenforced)
                 return container_cgroup_check_path(config, id, err);
-        return cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id, systemd_cgroup,
-                                   &cc->rel, err);
+        if (cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id, systemd_cgroup, &cc->rel,
+                                err) < 0)
+                return -1;
+        if (!systemd_cgroup)
+                return 0;
+        if (cgroup_path_systemd_unit(l ? l->cgroups_path : NULL, id, &cc->slice, &cc->unit, err) <
+            0)
+                return -1;
+        /* runc makes a slice unit for such a name; sbrun's containers are
+         * scopes only (README: differences from runc). */
+        size_t n = strlen(cc->unit);
+        if (n < 6 || strcmp(cc->unit + n - 6, ".scope") != 0)
+                return sb_fail(err, 0,
+                               "linux.cgroupsPath: \"%s\": with --systemd-cgroup the container's "
+                               "unit is a scope: a name that is a slice (%s) is not supported",
+                               l->cgroups_path, cc->unit);
+        if (systemd_driver_require(err) < 0)
+                return -1;
+        cc->id = strdup(id);
+        if (cc->id == NULL)
+                return sb_fail(err, ENOMEM, "linux.cgroupsPath");
+        return 0;
+}
+
+/* The scope, started with the holder as its process, then opened as the
+ * container's cgroup: the limits systemd has no property for, and those it
+ * has (already in force), are written as with cgroupfs. */
+static int start_scope(struct container_cgroup *cc, struct sb_error *err)
+{
+        _cleanup_free_ char *description = NULL, *path = NULL;
+        struct systemd_props props;
+        int ret;
+
+        if (systemd_props_from_settings(&cc->settings, true, &props, err) < 0)
+                return -1;
+        if (asprintf(&description, "sbrun container %s", cc->id) < 0 ||
+            (path = container_cgroup_planned_path(cc)) == NULL) {
+                systemd_props_release(&props);
+                return sb_fail(err, ENOMEM, "systemd scope");
+        }
+        ret = systemd_holder_spawn(&cc->holder, err);
+        if (ret == 0)
+                ret = systemd_scope_start(cc->unit, cc->slice, description, &props, cc->holder.pid,
+                                          &cc->unit_started, err);
+        systemd_props_release(&props);
+        if (ret < 0)
+                return -1;
+        if (cgroup_open(path, &cc->cg, err) < 0)
+                return sb_error_prefix(err, "systemd scope %s", cc->unit);
+        /* Removed by release unless kept, as a cgroup create makes. */
+        cc->cg.created = true;
+        return 0;
 }
 
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
 {
         if (cc->unenforced)
                 return 0;
-        if (cgroup_create(&cc->root, cc->rel, &cc->cg, err) < 0)
+        if (cc->unit != NULL ? start_scope(cc, err) < 0 :
+                               cgroup_create(&cc->root, cc->rel, &cc->cg, err) < 0)
                 return -1;
         if (cgroup_apply(&cc->cg, &cc->settings, err) < 0)
                 return -1;
@@ -108,4 +185,33 @@ char *container_cgroup_planned_path(const struct container_cgroup *cc)
         if (asprintf(&path, "%s/%s", cc->root.mount, cc->rel) < 0)
                 return NULL;
         return path;
+}
+
+int container_cgroup_update(const struct oci_state *state, struct cgroup *cg,
+                            const struct cgroup_settings *settings, struct sb_error *err)
+{
+        const char *unit = oci_state_marker(state, SYSTEMD_UNIT_MARKER);
+        struct systemd_props props;
+        int ret;
+
+        if (cgroup_apply(cg, settings, err) < 0)
+                return -1;
+        if (unit == NULL)
+                return 0;
+        /* So that systemd, realizing the unit again, writes the new values. */
+        if (systemd_props_from_settings(settings, false, &props, err) < 0)
+                return -1;
+        ret = props.n > 0 ? systemd_scope_update(unit, &props, err) : 0;
+        systemd_props_release(&props);
+        return ret;
+}
+
+int container_cgroup_stop_unit(const struct oci_state *state, struct sb_error *err)
+{
+        const char *unit = oci_state_marker(state, SYSTEMD_UNIT_MARKER);
+
+        if (unit == NULL)
+                return 0;
+        return systemd_scope_stop(unit, oci_state_marker(state, SYSTEMD_SLICE_MARKER),
+                                  state->cgroup_path, err);
 }

@@ -17,6 +17,7 @@
 #include "runtime/cgroup/cgroup_resources.h"
 #include "runtime/cgroup/cgroup_root.h"
 #include "runtime/cgroup/device_filter.h"
+#include "runtime/cgroup/systemd_scope.h"
 
 struct sb_error;
 struct operator_policy;
@@ -34,6 +35,11 @@ struct container_cgroup {
         struct device_filter devices; /* attached before the init joins */
         char *rel;                    /* under the cgroup2 mount */
         bool unenforced;              /* no cgroup: the operator opted out on this host */
+        /* The systemd driver (--systemd-cgroup): the scope, its slice, the
+         * container's ID for the unit's description. */
+        char *unit, *slice, *id;
+        struct systemd_holder holder; /* the scope's first process, until the init joins */
+        bool unit_started;            /* started by this create and not kept: stopped on release */
 };
 
 void container_cgroup_init(struct container_cgroup *cc);
@@ -51,8 +57,15 @@ int container_cgroup_check_path(const struct oci_config *config, const char *id,
                                 struct sb_error *err);
 
 /* Make the cgroup, write its limits and attach its device program
- * (nothing when unenforced). */
+ * (nothing when unenforced). With the systemd driver the cgroup is the
+ * scope systemd makes, with the limits systemd owns as its properties. */
 int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err);
+
+/* The init is in the cgroup: the systemd scope's holder can go. */
+static inline void container_cgroup_joined(struct container_cgroup *cc)
+{
+        systemd_holder_end(&cc->holder);
+}
 /* The path the cgroup has or will have once made (what cg.path will be), NULL
  * without a cgroup or out of memory; caller frees. For a record written
  * before the cgroup exists. */
@@ -69,6 +82,7 @@ static inline int container_cgroup_fd(const struct container_cgroup *cc)
 static inline void container_cgroup_keep(struct container_cgroup *cc)
 {
         cgroup_keep(&cc->cg);
+        cc->unit_started = false;
 }
 
 /* The cgroup of an existing container, for pause, resume, update and ps;
@@ -77,7 +91,17 @@ struct oci_state;
 int container_cgroup_open(const struct oci_state *state, const char *command, struct cgroup *cg,
                           struct sb_error *err);
 
-/* A cgroup made by this create and not kept is killed and removed. */
+/* Write settings to an existing container's cgroup (`update`), and to
+ * its systemd scope's properties when it has one (state marker). */
+int container_cgroup_update(const struct oci_state *state, struct cgroup *cg,
+                            const struct cgroup_settings *settings, struct sb_error *err);
+
+/* At delete: the systemd scope of the container (its state marker) is
+ * stopped, reset and its made slices stopped; nothing without one. */
+int container_cgroup_stop_unit(const struct oci_state *state, struct sb_error *err);
+
+/* A cgroup made by this create and not kept is killed and removed (and
+ * its systemd scope stopped). */
 void container_cgroup_release(struct container_cgroup *cc);
 
 #endif

@@ -177,6 +177,8 @@ static void run_checks(const struct global_options *global, struct check_list *l
         add_probe(l, "openat2", &p);
         host_probe_lsm(&p);
         add_probe(l, "lsm", &p);
+        host_probe_systemd(&p);
+        add_probe(l, "systemd", &p);
 }
 
 static size_t count_failed(const struct check_list *l)

@@ -300,7 +300,7 @@ static int update_container(const struct global_options *global, const char *id,
         if (floor_resources_check(res, "--resources", &refusals, err) < 0 ||
             cgroup_resources_convert(res, "--resources", &settings, err) < 0)
                 goto out;
-        if (cgroup_apply(&cg, &settings, err) < 0) {
+        if (container_cgroup_update(state, &cg, &settings, err) < 0) {
                 sb_error_prefix(err, "update: container %s", id);
                 goto out;
         }

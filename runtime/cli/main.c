@@ -49,7 +49,9 @@ static void usage(FILE *out)
                 "  --log-format FORMAT   text or json\n"
                 "  --debug               log debug messages\n"
                 "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
-                "  --systemd-cgroup, --rootless, --cgroup-manager M  accepted for compatibility\n"
+                "  --systemd-cgroup      the cgroup is a systemd scope (also --cgroup-manager systemd)\n"
+                "  --cgroup-manager M    cgroupfs (default) or systemd\n"
+                "  --rootless            accepted for compatibility\n"
                 "  --version, -v         print the version\n\n"
                 "Commands:\n");
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

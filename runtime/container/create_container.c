@@ -179,6 +179,7 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (create_wait_ready(&c, err) < 0)
                 goto out;
+        container_cgroup_joined(&c.cgroup);
         SB_FAULT_POINT("create.after-ready");
         if (create_read_child_pid(&c, err) < 0)
                 goto out;

@@ -51,7 +51,7 @@ static int run_create_hooks(struct create_ctx *c, const struct oci_state *state,
         return 0;
 }
 
-/* The state of c as hooks and state.json see it; markers has room for 2.
+/* The state of c as hooks and state.json see it; markers has room for 4.
  * While create is not done the record carries the CREATE_MARKER. */
 static int fill_state(struct create_ctx *c, struct state_dir *sd, bool complete,
                       struct oci_state *state, struct oci_kv *markers, struct sb_error *err)
@@ -74,6 +74,12 @@ static int fill_state(struct create_ctx *c, struct state_dir *sd, bool complete,
         if (c->cgroup.unenforced)
                 markers[state->n_markers++] =
                         (struct oci_kv){ (char *)RESOURCES_MARKER, (char *)RESOURCES_UNENFORCED };
+        if (c->cgroup.unit != NULL) {
+                markers[state->n_markers++] =
+                        (struct oci_kv){ (char *)SYSTEMD_UNIT_MARKER, c->cgroup.unit };
+                markers[state->n_markers++] =
+                        (struct oci_kv){ (char *)SYSTEMD_SLICE_MARKER, c->cgroup.slice };
+        }
         if (!complete)
                 markers[state->n_markers++] =
                         (struct oci_kv){ (char *)CREATE_MARKER, (char *)CREATE_INCOMPLETE };
@@ -89,7 +95,7 @@ static int save_record(struct create_ctx *c, struct state_dir *sd, bool complete
                        struct sb_error *err)
 {
         struct oci_state state;
-        struct oci_kv markers[2];
+        struct oci_kv markers[4];
         _cleanup_free_ char *cgroup_path = container_cgroup_planned_path(&c->cgroup);
 
         if (fill_state(c, sd, complete, &state, markers, err) < 0)
@@ -120,7 +126,7 @@ int create_record_state(struct create_ctx *c, struct state_dir *sd,
                         const struct create_request *req, struct sb_error *err)
 {
         struct oci_state state;
-        struct oci_kv markers[2];
+        struct oci_kv markers[4];
 
         if (fill_state(c, sd, true, &state, markers, err) < 0)
                 return -1;

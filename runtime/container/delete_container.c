@@ -8,6 +8,7 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/container_cgroup.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/container_procs.h"
 #include "runtime/container/container_status.h"
@@ -182,6 +183,10 @@ int container_delete(const struct global_options *global, const char *id, bool f
         }
         SB_FAULT_POINT("delete.before-cgroup-removal");
         if (destroy_cgroup(state, err) < 0)
+                goto out;
+        /* After the kill: a stop job of a scope with processes would
+         * SIGTERM them and wait systemd's stop timeout. */
+        if (container_cgroup_stop_unit(state, err) < 0)
                 goto out;
         SB_FAULT_POINT("delete.after-cgroup-removal");
         if (strcmp(status, "stopped") != 0 && kill_and_wait(state, err) < 0)

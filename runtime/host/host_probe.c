@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "runtime/cgroup/cgroup_root.h"
+#include "runtime/cgroup/systemd_scope.h"
 #include "runtime/host/lsm_host.h"
 
 #include <errno.h>
@@ -225,6 +226,29 @@ void host_probe_lsm(struct host_probe *p)
                 set(p, true, "%s; AppArmor off; SELinux %s", list,
                     facts.selinux_enabled ? "enabled" : "off");
         lsm_host_facts_release(&facts);
+}
+
+void host_probe_systemd(struct host_probe *p)
+{
+        struct sb_error err = { 0 };
+        _cleanup_free_ char *version = NULL;
+
+        if (!systemd_driver_built()) {
+                set(p, false, "--systemd-cgroup unavailable: sbrun was built without libsystemd");
+                return;
+        }
+        if (systemd_probe(&version, &err) < 0) {
+                _cleanup_free_ char *why = sb_error_text(&err);
+                sb_error_clear(&err);
+                set(p, false, "%s", why ? why : "systemd unreachable");
+                return;
+        }
+        if (atoi(version) < 244) {
+                set(p, false, "systemd %s is too old to delegate a scope (244 or later)", version);
+                return;
+        }
+        set(p, true, "systemd %s over the system bus: --systemd-cgroup makes delegated scopes",
+            version);
 }
 
 int host_probe_cgroups(const struct operator_policy *policy, enum host_status *status,

@@ -39,6 +39,10 @@ void host_probe_openat2(struct host_probe *p);
 /* /sys/kernel/security/lsm, and AppArmor and SELinux as create finds them
  * (runtime/host/lsm_host.h). Always available: only informs. */
 void host_probe_lsm(struct host_probe *p);
+/* The systemd cgroup driver: built in, systemd reachable over the system
+ * bus, and new enough to delegate a scope (244: Delegate= on scopes with
+ * every v2 controller, AllowedCPUs=). */
+void host_probe_systemd(struct host_probe *p);
 
 /* cgroup v2 as create finds it (cgroup_root_probe), judged by the
  * operator's policy as create judges it (host_cgroups_status): the cgroups

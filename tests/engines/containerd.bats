@@ -452,11 +452,13 @@ linux.mountExtensions.idmap.enabled'
                 grep -v '^annotations\.' | grep -Ev '\.[0-9]+$'); do
                 [[ " $(echo $FEATURES_PATHS) " == *" $p "* ]] || fail "features: \"$p\" is not in runtime-spec 1.2.0"
         done
-        # What sbrun does: every hook, cgroup v2 through cgroupfs only,
-        # seccomp, AppArmor and SELinux labels (tests/integration/lsm.bats);
-        # no RDT, no idmapped mounts.
+        # What sbrun does: every hook, cgroup v2 through cgroupfs and, when
+        # built with libsystemd (the suite's build is: tests/install-deps.sh),
+        # systemd's system manager (tests/vm/systemd_cgroup.bats), seccomp,
+        # AppArmor and SELinux labels (tests/integration/lsm.bats); no RDT, no
+        # idmapped mounts.
         [ "$(jq -c .hooks <<<"$doc")" = '["prestart","createRuntime","createContainer","startContainer","poststart","poststop"]' ]
-        [ "$(jq -c .linux.cgroup <<<"$doc")" = '{"v1":false,"v2":true,"systemd":false,"systemdUser":false,"rdma":false}' ]
+        [ "$(jq -c .linux.cgroup <<<"$doc")" = '{"v1":false,"v2":true,"systemd":true,"systemdUser":false,"rdma":false}' ]
         [ "$(jq -r .linux.seccomp.enabled <<<"$doc")" = true ]
         [ "$(jq -c '[.linux.apparmor, .linux.selinux, .linux.intelRdt, .linux.mountExtensions.idmap] | map(.enabled)' <<<"$doc")" = '[true,true,false,false]' ]
         [ "$(jq -r '.linux.seccomp | (.supportedFlags - .knownFlags) | length' <<<"$doc")" = 0 ]

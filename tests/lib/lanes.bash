@@ -49,6 +49,33 @@ bats_names() {
         done
 }
 
+# suite_sel [-f REGEX] FILE...: one bats selection of a VM suite
+# (tests/vm/cgroups-suite.sh, tests/vm/systemd-suite.sh), the only way a
+# suite names what it runs, so that its plan and its run cannot differ. The
+# suite sets SUITE (its name), SUITE_MODE (plan: print the names, on the
+# host; run: run them, in the guest) and SUITE_ARGS (its own arguments, for
+# bats). In run mode a selection that matches no test prints a "not ok"
+# line, and it or a failed bats sets SUITE_RC=1.
+# shellcheck disable=SC2034 # SUITE_RC is the suite's exit status
+suite_sel() {
+        local filter=() n
+        if [ "$1" = -f ]; then
+                filter=(-f "$2")
+                shift 2
+        fi
+        if [ "$SUITE_MODE" = plan ]; then
+                bats_names "${filter[@]}" "$@"
+                return
+        fi
+        n=$(bats --count "${filter[@]}" "$@" 2>/dev/null)
+        if [ "${n:-0}" -eq 0 ]; then
+                echo "not ok - $SUITE: the selection ${filter[*]:-(all)} of ${*##*/} matches no test"
+                SUITE_RC=1
+                return
+        fi
+        bats "${SUITE_ARGS[@]}" "${filter[@]}" "$@" || SUITE_RC=1
+}
+
 # tap_count LOG: the numbered results of a TAP log (bats' "ok 3 name", cmocka's
 # "ok 3 - name", indented or not); sets p (passed, skips excluded), f, s.
 tap_count() {

@@ -23,15 +23,33 @@ setup() {
         for t in one two three; do
                 printf '@%s "alpha %s" { true; }\n' test "$t"
         done >"$src/tests/integration/a.bats"
-        # The VM lane: its plan has three tests; how the guest ends is the test's.
+        # The VM lanes: vm's plan has three tests, vm-systemd's two; how each
+        # guest ends is the test's. Each guest notes in guests.log when it
+        # begins and ends, and whether the sbrun copy it was given is there.
         cat >"$src/tests/vm/cgroups-suite.sh" <<'B'
 #!/bin/bash
 [ "$1" = --plan ] && printf 'vm one\nvm two\nvm three\n'
 B
+        cat >"$src/tests/vm/systemd-suite.sh" <<'B'
+#!/bin/bash
+[ "$1" = --plan ] && printf 'sd one\nsd two\n'
+B
         printf '#!/bin/sh\nexit 0\n' >"$src/tests/vm/setup.sh"
         cat >"$src/tests/vm/run.sh" <<'B'
 #!/bin/bash
-exec bash -c "${SELF_VM:-printf '1..3\nok 1 vm one\nok 2 vm two\nok 3 vm three\n'}"
+log=$SELF_DIR/guests.log
+for a; do case $a in SBRUN=*) [ -x "${a#SBRUN=}" ] || echo "${SBRUN_VM_NAME##*/}: no sbrun" >>"$log" ;; esac; done
+echo "${SBRUN_VM_NAME##*/} begin" >>"$log"
+trap 'echo "${SBRUN_VM_NAME##*/} end" >>"$log"' EXIT
+if [ "$1" = --systemd ]; then
+        cmd=${SELF_VM_SYSTEMD:-"printf '1..2\nok 1 sd one\nok 2 sd two\n'"}
+else
+        cmd=${SELF_VM:-"sleep 1; printf '1..3\nok 1 vm one\nok 2 vm two\nok 3 vm three\n'"}
+fi
+# As the real run.sh: a TERM ends the guest too.
+bash -c "$cmd" &
+trap 'kill $! 2>/dev/null; exit 143' TERM
+wait $!
 B
         cat >"$src/tests/bench/run.sh" <<'B'
 #!/bin/bash
@@ -60,25 +78,72 @@ clean_env=(-u CI -u SBRUN_VM_LANE -u SBRUN_ASAN_LANE -u SBRUN_FUZZ -u SBRUN_BATS
 
 run_all() {
         run env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
-                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" "$@" bash "$src/tests/run-all.sh"
+                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" "$@" bash "$src/tests/run-all.sh"
         last=${lines[${#lines[@]} - 1]}
 }
 
 # The lane lines of the closing summary, summed, as "P passed, F failed, S skipped".
 lane_sum() {
         printf '%s\n' "$output" | sed -n '/^#$/,$p' |
-                sed -nE 's/^# [a-z]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)? in .*/\1 \2 \4/p' |
+                sed -nE 's/^# [a-z-]+: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)? in .*/\1 \2 \4/p' |
                 awk '{ p += $1; f += $2; s += $3 } END { printf "%d passed, %d failed", p, f; if (s) printf ", %d skipped", s }'
 }
 
 @test "selftest: every lane passing: the last line is the sum of the lane lines, each test once" {
         run_all
         [ "$status" -eq 0 ]
-        # unit 2, alpha 3, bench 1, format 1, fuzz 2, vm 3, leftovers 1; asan adds nothing.
-        [ "$last" = "13 passed, 0 failed" ]
+        # unit 2, alpha 3, bench 1, format 1, fuzz 2, vm 3, vm-systemd 2,
+        # leftovers 1; asan adds nothing.
+        [ "$last" = "15 passed, 0 failed" ]
         [ "$(lane_sum)" = "$last" ]
         [[ $output == *"# asan: 0 passed, 0 failed in "*"reran 5 tests of the lanes above: 5 passed, 0 failed"* ]]
         [[ $output =~ \#\ vm:\ 3\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [[ $output =~ \#\ vm-systemd:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+}
+
+@test "selftest: the systemd guest boots after the busybox guest has ended, with its own name, the sbrun copy still there" {
+        run_all
+        [ "$status" -eq 0 ]
+        run cat "$SELF_DIR/guests.log"
+        [ "${lines[*]}" = "vm-guest begin vm-guest end vm-systemd-guest begin vm-systemd-guest end" ]
+}
+
+@test "selftest: a systemd guest killed mid-way counts the tests it never reported as failed, by name" {
+        SELF_VM_SYSTEMD="printf '1..2\nok 1 sd one\n'; exit 124" run_all
+        [ "$status" -ne 0 ]
+        [[ $output == *"not ok - sd two (never reported"* ]]
+        [[ $output == *"# vm-systemd: 1 passed, 1 failed in "*"1 never reported"* ]]
+        [[ $output =~ \#\ vm:\ 3\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [ "$last" = "14 passed, 1 failed" ]
+        [ "$(lane_sum)" = "$last" ]
+}
+
+@test "selftest: a run stopped while the busybox guest runs stops it and never boots the systemd guest" {
+        local t i
+        env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
+                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
+                bash "$src/tests/run-all.sh" >"$SELF_DIR/out" 2>&1 </dev/null 3>&- &
+        local pid=$!
+        for ((i = 0; i < 300; i++)); do
+                grep -q '^# waiting for the VM lanes' "$SELF_DIR/out" && break
+                sleep 0.1
+        done
+        grep -qx 'vm-guest begin' "$SELF_DIR/guests.log"
+        kill -TERM "$pid"
+        status=0
+        wait "$pid" || status=$?
+        [ "$status" -eq 143 ]
+        # The run's test dir (an interrupted run leaves it): the job ends there.
+        t=$(sed -nE 's|^# vm \(.*in the background: (.*)/vm\.tap\)$|\1|p' "$SELF_DIR/out")
+        [ -d "$t" ]
+        for ((i = 0; i < 100; i++)); do
+                [ -e "$t/vm-systemd.rc" ] && break
+                sleep 0.1
+        done
+        [ -e "$t/vm-systemd.rc" ]
+        rm -rf "$t"
+        run cat "$SELF_DIR/guests.log"
+        [ "${lines[*]}" = "vm-guest begin vm-guest end" ]
 }
 
 @test "selftest: a VM lane killed mid-way counts the tests it never reported as failed, by name" {
@@ -87,7 +152,8 @@ lane_sum() {
         [[ $output == *"not ok - vm two (never reported"* ]]
         [[ $output == *"not ok - vm three (never reported"* ]]
         [[ $output == *"# vm: 1 passed, 2 failed in "*"2 never reported"* ]]
-        [ "$last" = "11 passed, 2 failed" ]
+        [[ $output =~ \#\ vm-systemd:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [ "$last" = "13 passed, 2 failed" ]
         [ "$(lane_sum)" = "$last" ]
 }
 
@@ -96,7 +162,7 @@ lane_sum() {
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - alpha two (under ASan/UBSan; counted in lane integration)"* ]]
         [[ $output == *"# integration: 2 passed, 1 failed in "* ]]
-        [ "$last" = "12 passed, 1 failed" ]
+        [ "$last" = "14 passed, 1 failed" ]
         [ "$(lane_sum)" = "$last" ]
 }
 
@@ -112,10 +178,12 @@ lane_sum() {
         run_all SBRUN_VM_LANE=0 SBRUN_FUZZ=0 SBRUN_ASAN_LANE=0 SBRUN_BATS_EXCLUDE=integration
         [ "$status" -eq 0 ]
         [[ $output == *"# vm: 0 passed, 0 failed, 3 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
+        [[ $output == *"# vm-systemd: 0 passed, 0 failed, 2 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
         [[ $output == *"# fuzz: 0 passed, 0 failed, 2 skipped"* ]]
         [[ $output == *"# integration: 0 passed, 0 failed, 3 skipped"* ]]
         [[ $output == *"# asan: 0 passed, 0 failed, 5 skipped"* ]]
-        [ "$last" = "5 passed, 0 failed, 13 skipped" ]
+        [ "$last" = "5 passed, 0 failed, 15 skipped" ]
+        [ ! -e "$SELF_DIR/guests.log" ]
         [ "$(lane_sum)" = "$last" ]
 }
 
@@ -131,10 +199,12 @@ lane_sum() {
 @test "selftest: no unit binary, a lane that selects nothing, a lane that exits non-zero silently: all failures" {
         rm "$src/build/tests/unit/test_one"
         printf '#!/bin/bash\n[ "$1" = --plan ] && true\n' >"$src/tests/vm/cgroups-suite.sh"
-        SELF_VM="exit 0" run_all
+        cp "$src/tests/vm/cgroups-suite.sh" "$src/tests/vm/systemd-suite.sh"
+        SELF_VM="exit 0" SELF_VM_SYSTEMD="exit 0" run_all
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - unit/test_one: no binary at"* ]]
         [[ $output == *"not ok - lane vm selects no test"* ]]
+        [[ $output == *"not ok - lane vm-systemd selects no test"* ]]
         printf '#!/bin/bash\n[ "$1" = --plan ] && printf "vm one\\n"\n' >"$src/tests/vm/cgroups-suite.sh"
         SELF_VM="printf '1..1\nok 1 vm one\n'; exit 3" run_all
         [ "$status" -ne 0 ]

@@ -1,12 +1,14 @@
 /* The pure parts of runtime/cgroup/: where linux.cgroupsPath puts the
  * container's cgroup (never outside the place meant for it), and the v1→v2
- * conversions podman and containerd rely on, as runc and crun make them. */
+ * conversions podman and containerd rely on, as runc and crun make them;
+ * the systemd driver's unit names and the properties it gives systemd. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
 #include "runtime/cgroup/cgroup_path.h"
 #include "runtime/cgroup/cgroup_resources.h"
 #include "runtime/cgroup/cgroup_root.h"
+#include "runtime/cgroup/systemd_props.h"
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -318,6 +320,120 @@ static void test_resources_convert_errors(void **state)
                              "limit needs a memory limit");
 }
 
+static void expect_unit(const char *cgroups_path, const char *slice, const char *unit)
+{
+        struct sb_error err = { 0 };
+        char *got_slice = NULL, *got_unit = NULL;
+
+        if (cgroup_path_systemd_unit(cgroups_path, "ctr1", &got_slice, &got_unit, &err) < 0)
+                fail_msg("%s: %s", cgroups_path ? cgroups_path : "(null)", err.msg);
+        assert_string_equal(got_slice, slice);
+        assert_string_equal(got_unit, unit);
+        free(got_slice);
+        free(got_unit);
+}
+
+static void test_systemd_unit_names(void **state)
+{
+        (void)state;
+        expect_unit("machine.slice:libpod:abc", "machine.slice", "libpod-abc.scope");
+        expect_unit("kubepods-besteffort-pod1.slice:cri-containerd:x",
+                    "kubepods-besteffort-pod1.slice", "cri-containerd-x.scope");
+        expect_unit(":crio:abc", "system.slice", "crio-abc.scope");
+        expect_unit(NULL, "system.slice", "sbrun-ctr1.scope");
+        expect_unit("a.slice::x", "a.slice", "x.scope");
+}
+
+static const struct systemd_prop *prop(const struct systemd_props *p, const char *name)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                if (strcmp(p->items[i].name, name) == 0)
+                        return &p->items[i];
+        }
+        return NULL;
+}
+
+static void expect_u64(const struct systemd_props *p, const char *name, uint64_t v)
+{
+        const struct systemd_prop *got = prop(p, name);
+
+        if (got == NULL)
+                fail_msg("no property %s", name);
+        assert_int_equal(got->type, SYSTEMD_PROP_U64);
+        assert_true(got->u64 == v);
+}
+
+static void props_of(const char *doc, bool at_start, struct systemd_props *out)
+{
+        struct cgroup_settings settings;
+        struct sb_error err = { 0 };
+        char *error = NULL;
+
+        if (convert(doc, &settings, &error) < 0)
+                fail_msg("%s: %s", doc, error);
+        if (systemd_props_from_settings(&settings, at_start, out, &err) < 0)
+                fail_msg("%s: %s", doc, err.msg);
+        cgroup_settings_release(&settings);
+}
+
+static void test_systemd_props(void **state)
+{
+        struct systemd_props p;
+
+        (void)state;
+        /* podman run --memory 64m --cpus 0.5 --pids-limit 32 --cpuset-cpus 0,2-3 */
+        props_of("{'memory':{'limit':67108864,'reservation':33554432,'swap':134217728},"
+                 "'cpu':{'quota':50000,'period':100000,'shares':1024,'cpus':'0,2-3','mems':'0'},"
+                 "'pids':{'limit':32},'blockIO':{'weight':500}}",
+                 true, &p);
+        expect_u64(&p, "MemoryMax", 67108864);
+        expect_u64(&p, "MemoryLow", 33554432);
+        /* runc's memory+swap 128M with 64M of memory: 64M of swap. */
+        expect_u64(&p, "MemorySwapMax", 67108864);
+        expect_u64(&p, "CPUQuotaPerSecUSec", 500000);
+        expect_u64(&p, "CPUQuotaPeriodUSec", 100000);
+        expect_u64(&p, "CPUWeight", 100);
+        expect_u64(&p, "TasksMax", 32);
+        expect_u64(&p, "IOWeight", cgroup_blkio_weight_to_io_weight(500));
+        const struct systemd_prop *cpus = prop(&p, "AllowedCPUs");
+        assert_non_null(cpus);
+        assert_int_equal(cpus->type, SYSTEMD_PROP_BITS);
+        assert_int_equal(cpus->n_bits, 1);
+        assert_int_equal(cpus->bits[0], 0x0d);
+        const struct systemd_prop *mems = prop(&p, "AllowedMemoryNodes");
+        assert_non_null(mems);
+        assert_int_equal(mems->bits[0], 0x01);
+        systemd_props_release(&p);
+
+        /* Nothing asked: unlimited tasks, as the kernel's default pids.max,
+         * not systemd's DefaultTasksMax; "max" is systemd's infinity. */
+        props_of("{}", true, &p);
+        assert_int_equal(p.n, 1);
+        expect_u64(&p, "TasksMax", UINT64_MAX);
+        systemd_props_release(&p);
+        props_of("{'memory':{'limit':-1},'cpu':{'quota':-1,'period':50000},"
+                 "'unified':{'memory.high':'max'}}",
+                 true, &p);
+        expect_u64(&p, "MemoryMax", UINT64_MAX);
+        expect_u64(&p, "MemoryHigh", UINT64_MAX);
+        expect_u64(&p, "CPUQuotaPerSecUSec", UINT64_MAX);
+        expect_u64(&p, "CPUQuotaPeriodUSec", 50000);
+        systemd_props_release(&p);
+
+        /* An update sets only what it changes; a later unified key wins. */
+        props_of("{'memory':{'limit':1048576},'unified':{'memory.max':'2097152'}}", false, &p);
+        assert_int_equal(p.n, 1);
+        expect_u64(&p, "MemoryMax", 2097152);
+        systemd_props_release(&p);
+
+        /* What systemd has no property for stays a file only. */
+        props_of("{'hugepageLimits':[{'pageSize':'2MB','limit':0}],"
+                 "'unified':{'memory.oom.group':'1'}}",
+                 false, &p);
+        assert_int_equal(p.n, 0);
+        systemd_props_release(&p);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -330,6 +446,8 @@ int main(void)
                 cmocka_unit_test(test_resources_convert),
                 cmocka_unit_test(test_resources_convert_edges),
                 cmocka_unit_test(test_resources_convert_errors),
+                cmocka_unit_test(test_systemd_unit_names),
+                cmocka_unit_test(test_systemd_props),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

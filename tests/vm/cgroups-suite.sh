@@ -33,35 +33,20 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
-mode=run
+SUITE=cgroups-suite
+SUITE_MODE=run
 if [ "${1:-}" = --plan ]; then
-	mode=plan
+	SUITE_MODE=plan
 	shift
 fi
+SUITE_ARGS=("$@")
+SUITE_RC=0
 # shellcheck source=tests/lib/lanes.bash
 . "$SBRUN_SRCDIR/tests/lib/lanes.bash"
-rc=0
 
-# sel [-f REGEX] FILE...: one bats selection of the suite (the plan's names,
-# or the run); extra arguments of the suite go to bats.
-sel() {
-	local filter=() n
-	if [ "$1" = -f ]; then
-		filter=(-f "$2")
-		shift 2
-	fi
-	if [ "$mode" = plan ]; then
-		bats_names "${filter[@]}" "$@"
-		return
-	fi
-	n=$(bats --count "${filter[@]}" "$@" 2>/dev/null)
-	if [ "${n:-0}" -eq 0 ]; then
-		echo "not ok - cgroups-suite: the selection ${filter[*]:-(all)} of ${*##*/} matches no test"
-		rc=1
-		return
-	fi
-	bats "${extra[@]}" "${filter[@]}" "$@" || rc=1
-}
+# sel [-f REGEX] FILE...: one selection of the suite (suite_sel, in
+# tests/lib/lanes.bash: the plan's names, or the run).
+sel() { suite_sel "$@"; }
 
 suite() {
 	sel "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
@@ -75,7 +60,7 @@ suite() {
 	# that ran eight other guests at the time.
 	if [ -n "${SBRUN_FAULTS:-}" ] && [ "${SBRUN_VM_FAULTS:-1}" != 0 ]; then
 		sel -f '^(create|delete|run): killed' "$SBRUN_SRCDIR/tests/faults/crash.bats"
-	elif [ "$mode" = run ]; then
+	elif [ "$SUITE_MODE" = run ]; then
 		echo "cgroups-suite: no SBRUN_FAULTS or SBRUN_VM_FAULTS=0: the fault points are not walked on real cgroups" >&2
 	fi
 
@@ -110,8 +95,7 @@ suite() {
 	fi
 }
 
-extra=("$@")
-if [ "$mode" = plan ]; then
+if [ "$SUITE_MODE" = plan ]; then
 	suite
 	exit 0
 fi
@@ -145,6 +129,6 @@ left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-
 if [ -n "$left" ]; then
 	echo "cgroups-suite: leftover cgroups: $left" >&2
 	echo "not ok - cgroups-suite: leftover cgroups: $(echo $left)"
-	rc=1
+	SUITE_RC=1
 fi
-exit $rc
+exit $SUITE_RC

@@ -14,6 +14,11 @@
 # Stage 2 (the new root): run ctl/cmd.sh in ctl/config's CWD, write its exit
 #   code to ctl/rc (and a marker line on the console) and power off.
 #
+# With INIT=systemd in ctl/config (run.sh --systemd), stage 1 instead writes a
+# target and a service into /run/systemd/system (guest tmpfs) and execs the
+# host's systemd as PID 1; the service (sbrun-vm.service) runs stage 2, which
+# waits for the boot to finish before CMD and then powers off as above.
+#
 # Any failure prints a message and powers off without ctl/rc, which run.sh
 # reports as a lane failure.  The kernel runs with panic=-1, so even a crash of
 # this script (pid 1 exiting) ends qemu instead of hanging it.
@@ -40,6 +45,17 @@ if [ "$1" = stage2 ]; then
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	. "$ctl/config" || die "cannot read $ctl/config"
 	cd "$CWD" || die "cannot cd to $CWD"
+	if [ "${INIT:-}" = systemd ]; then
+		# systemd (PID 1) resets the console's termios when it starts
+		# (ONLCR back on): turn it off again, or every \n reaches run.sh
+		# as \r\n.
+		busybox stty -F /dev/console -onlcr 2>/dev/null
+		# sbrun-vm.service is Type=simple, so the boot is over as soon as
+		# we run; waiting for it lets CMD see a settled system
+		# (is-system-running says running/degraded, not starting).  Its
+		# answer is not ours to judge: the tests do.
+		systemctl is-system-running --wait >/dev/null 2>&1
+	fi
 	if [ "$INTERACTIVE" = 1 ]; then
 		setsid -c /bin/sh "$ctl/cmd.sh" </dev/console >/dev/console 2>&1
 		rc=$?
@@ -140,5 +156,76 @@ fi
 echo sbrun-vm >/proc/sys/kernel/hostname
 
 cp /init $n/run/sbrun-vm/init
-# The host's busybox: the initramfs is freed by switch_root.
-exec switch_root $n /bin/busybox sh /run/sbrun-vm/init stage2
+if [ "${INIT:-}" != systemd ]; then
+	# The host's busybox: the initramfs is freed by switch_root.
+	exec switch_root $n /bin/busybox sh /run/sbrun-vm/init stage2
+fi
+
+# ---- systemd as PID 1 ------------------------------------------------------------
+# /run/systemd/system is in systemd's unit search path and on the guest's
+# tmpfs /run: the units exist for this boot only, and neither the host's /etc
+# nor the overlay is touched.  run.sh puts systemd.unit=sbrun-vm.target on
+# the kernel command line.
+u=$n/run/systemd/system
+mkdir -p $u || die "mkdir $u"
+cat >$u/sbrun-vm.target <<'EOF' || die "cannot write sbrun-vm.target"
+# written by tests/vm/init.sh: the guest's whole boot goal
+[Unit]
+Description=sbrun VM lane
+# basic.target: sysinit (journald, tmpfiles, udev, the API mounts), sockets,
+# timers, slices.  D-Bus: systemd-run, busctl and systemd cgroup managers
+# talk to PID 1 over the system bus.  Not multi-user.target: gettys, logind
+# and the host's services are nothing the lane needs.
+Requires=basic.target
+Wants=dbus.socket dbus.service sbrun-vm.service
+After=basic.target dbus.socket dbus.service
+# systemd.unit= at boot is an isolate; also lets a test get back to exactly
+# this with systemctl isolate.
+AllowIsolate=yes
+EOF
+cat >$u/sbrun-vm.service <<'EOF' || die "cannot write sbrun-vm.service"
+# written by tests/vm/init.sh: stage 2, run.sh's command
+[Unit]
+Description=sbrun VM lane: the command from run.sh
+After=basic.target dbus.socket dbus.service
+Wants=dbus.socket dbus.service
+# A test that isolates another target must not stop the test run.
+IgnoreOnIsolate=yes
+
+[Service]
+# Not oneshot: a oneshot's start job would last as long as CMD, and
+# systemctl is-system-running would say "starting" all the while.
+Type=simple
+ExecStart=/bin/busybox sh /run/sbrun-vm/init stage2
+# Stage 2's cat copies CMD's output from the FIFO to its own stdout, as in
+# the busybox mode: the console (ttyS0).  CMD's stdin stage 2 sets itself
+# (/dev/null, or the console with run.sh -i).
+StandardInput=null
+StandardOutput=tty
+StandardError=inherit
+TTYPath=/dev/console
+# CMD may run for long; run.sh has the timeout.
+TimeoutStartSec=infinity
+TimeoutStopSec=infinity
+# Nothing may end CMD's processes before stage 2 has written ctl/rc: the
+# default OOMPolicy=stop would stop (kill) the whole unit as soon as the
+# kernel OOM-kills any process in it, and tests provoke OOM kills.  Stage 2
+# powers off without stopping the unit, so KillMode never applies.
+OOMPolicy=continue
+Restart=no
+# As under the busybox init: no task limit of the unit's own (systemd's
+# DefaultTasksMax is 15% of pid_max), and SIGPIPE not ignored (systemd
+# ignores it in services by default, which changes pipelines in tests).
+TasksMax=infinity
+IgnoreSIGPIPE=no
+# The unit's cgroup subtree is CMD's to manage, as a container engine's is.
+Delegate=yes
+EOF
+# The host root has a /.dockerenv (this machine is itself a container), and
+# systemd 252 takes that file as proof of running in a container: it would
+# then ignore the kernel command line (systemd.unit=, systemd.mask=) and skip
+# udev and the units conditioned on real hardware.  The guest is a VM: remove
+# it from the overlay's upper layer only (a whiteout; the host is untouched).
+rm -f $n/.dockerenv $n/run/.containerenv
+# The host's systemd; it reads its options from the kernel command line.
+exec switch_root $n /lib/systemd/systemd

@@ -9,12 +9,20 @@
 # path.  CMD runs in the same working directory as the caller (if that is
 # inside the shared tree; else at its root).  Its output streams to stdout.
 #
+# Two boot modes.  The default: a busybox sh init runs CMD directly, with no
+# service manager at all.  --systemd: the host's systemd is PID 1 (with the
+# system D-Bus, journald, udev, but only basic.target and the lane's own
+# sbrun-vm.target: see tests/vm/README.md), and CMD runs in sbrun-vm.service;
+# for what needs a real systemd (systemd-run, the systemd cgroup driver).
+#
 # Options:
+#   --systemd        boot with systemd as PID 1 (also SBRUN_VM_INIT=systemd)
 #   --share DIR      tree to share read-write (default: this repository)
 #   -e NAME=VALUE    set an environment variable for CMD (repeatable)
 #   -i               interactive: CMD's stdin is the console (e.g. run.sh -i bash)
 #   -h               this help
 # Environment:
+#   SBRUN_VM_INIT     busybox (default) or systemd: the boot mode
 #   SBRUN_VM_TIMEOUT  seconds before qemu is killed (default 1200)
 #   SBRUN_VM_MACHINE  microvm (default; ~5 s boot) or pc (~9 s boot)
 #   SBRUN_VM_MEM      guest memory in MiB (default 2048)
@@ -36,6 +44,7 @@ machine=${SBRUN_VM_MACHINE:-microvm}
 mem=${SBRUN_VM_MEM:-2048}
 cpus=${SBRUN_VM_CPUS:-2}
 share=${SBRUN_VM_SHARE:-$(cd "$here/../.." && pwd)}
+init=${SBRUN_VM_INIT:-busybox}
 interactive=0
 envs=()
 
@@ -45,6 +54,7 @@ usage() { sed -n '2,/^set -uo/{/^set/d;s/^# \{0,1\}//;p}' "$0"; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--systemd) init=systemd; shift ;;
 	--share) [ $# -ge 2 ] || die "--share needs a directory"; share=$2; shift 2 ;;
 	--share=*) share=${1#--share=}; shift ;;
 	-e) [ $# -ge 2 ] || die "-e needs NAME=VALUE"; envs+=("$2"); shift 2 ;;
@@ -56,6 +66,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { usage >&2; exit 125; }
+case $init in
+busybox | systemd) ;;
+*) die "SBRUN_VM_INIT must be busybox or systemd, not $init" ;;
+esac
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run tests/vm/setup.sh"
@@ -89,7 +103,7 @@ q() { # quote for sh: 'it'\''s'
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 {
-	printf 'SHARE=%s\nCWD=%s\nINTERACTIVE=%s\n' "$(q "$share")" "$(q "$cwd")" "$interactive"
+	printf 'SHARE=%s\nCWD=%s\nINTERACTIVE=%s\nINIT=%s\n' "$(q "$share")" "$(q "$cwd")" "$interactive" "$init"
 } >"$ctl/config"
 {
 	echo '# written by tests/vm/run.sh'
@@ -125,6 +139,38 @@ append="$append syscall.x32=y"
 # other tests: processes without a profile are unconfined.
 append="$append apparmor=1"
 if [ "${SBRUN_VM_VERBOSE:-0}" = 1 ]; then append="$append loglevel=7"; else append="$append quiet loglevel=3"; fi
+if [ "$init" = systemd ]; then
+	# init.sh writes sbrun-vm.target (basic.target, D-Bus and the service
+	# that runs CMD) into the guest's /run/systemd/system; boot to it instead
+	# of the host's default.target (multi-user: gettys, logind, its daemons).
+	append="$append systemd.unit=sbrun-vm.target"
+	# The host's /etc/fstab describes the host's disks, which the guest has
+	# not got (its / is the 9p overlay that init.sh mounted).
+	append="$append fstab=no"
+	# No "[  OK  ] Started ..." lines among CMD's output on the console; the
+	# same hostname as the busybox mode (systemd would set /etc/hostname's).
+	append="$append systemd.show_status=false systemd.hostname=sbrun-vm"
+	# Host units that basic.target would still pull in (through
+	# sysinit.target, sockets.target, timers.target) or that a test's
+	# systemctl might, and that must not run in the guest or only cost boot
+	# time under TCG:
+	#   apparmor.service: loads every host profile (slow; the tests load
+	#     their own with apparmor_parser, the LSM itself stays on);
+	#   systemd-timesyncd: no network, no clock to set;
+	#   systemd-pstore: the guest has no pstore;
+	#   podman.socket, containerd.service: the host's engines; tests start
+	#     the engines they test themselves;
+	#   the periodic jobs (apt, dpkg-db-backup, man-db, fstrim, e2scrub);
+	#   getty.target, remote-fs.target, postgresql.service: multi-user
+	#     things, masked in case a test pulls multi-user.target in.
+	for m in apparmor.service systemd-timesyncd.service systemd-pstore.service \
+		podman.socket containerd.service postgresql.service \
+		apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer man-db.timer \
+		fstrim.timer e2scrub_all.timer e2scrub_reap.service \
+		getty.target remote-fs.target; do
+		append="$append systemd.mask=$m"
+	done
+fi
 
 fs_opts=security_model=none,multidevs=remap
 case $machine in

@@ -11,3 +11,9 @@ vm_require_cgroup2() {
 cgdir() {
         echo "/sys/fs/cgroup/sbrun/${1:-$ID}"
 }
+
+# vm_require_systemd: fail loudly unless PID 1 is systemd (run.sh --systemd).
+vm_require_systemd() {
+        [ "$(cat /proc/1/comm)" = systemd ] ||
+                fail "PID 1 is $(cat /proc/1/comm), not systemd: run this in the VM lane's systemd boot (tests/vm/systemd-suite.sh)"
+}

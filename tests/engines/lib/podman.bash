@@ -8,7 +8,9 @@
 # built sbrun with the suite's operator policy (on a hybrid cgroup host, the
 # cgroup opt-out; none where the host has cgroup v2 controllers, as in the
 # VM lane). The containers.conf is the README's "From podman" snippet with
-# the runtime path replaced, plus the private paths.
+# the runtime path replaced, plus the private paths. Its cgroup_manager is
+# cgroupfs unless PM_CGROUP_MANAGER says systemd (podman's default on a
+# systemd host: tests/vm/systemd_podman.bats).
 
 PM_IMAGE=docker.io/library/busybox:latest
 
@@ -88,7 +90,7 @@ network_config_dir = "$PM_DIR/net"
 EOF
                 sed "s|/usr/local/bin/sbrun|$PM_RUNTIME|g" <<<"$snippet" |
                         sed "/^\[engine\]\$/a\\
-cgroup_manager = \"cgroupfs\"\\
+cgroup_manager = \"${PM_CGROUP_MANAGER:-cgroupfs}\"\\
 events_logger = \"file\"\\
 events_logfile_path = \"$PM_DIR/events.log\"\\
 tmp_dir = \"$PM_DIR/tmp\"\\

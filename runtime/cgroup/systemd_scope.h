@@ -1,0 +1,68 @@
+/* The systemd cgroup driver (--systemd-cgroup): the container's cgroup is a
+ * transient scope unit that systemd makes and owns, over the system bus, as
+ * runc and crun do, so that systemd neither fights over the directory nor
+ * undoes its limits on a daemon-reload.
+ *
+ * The scope is started with a holder: a child of sbrun that only waits, as
+ * the scope's first process (systemd moves the PIDs it is given), so that
+ * the cgroup exists, with its limits written, before the container's init
+ * joins it through cgroup.procs as with cgroupfs. The holder ends once the
+ * init is in; a scope whose last process exits is stopped by systemd.
+ *
+ * Built only with libsystemd (configure --with-systemd); without it every
+ * call fails naming what is missing. */
+#ifndef SB_SYSTEMD_SCOPE_H
+#define SB_SYSTEMD_SCOPE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct sb_error;
+struct systemd_props;
+
+/* The state marker (oci/state.h) naming the container's scope. */
+#define SYSTEMD_UNIT_MARKER "systemd-unit"
+#define SYSTEMD_SLICE_MARKER "systemd-slice"
+
+/* Whether this sbrun was built with the driver; _require fails naming
+ * what is missing when not. */
+bool systemd_driver_built(void);
+int systemd_driver_require(struct sb_error *err);
+
+/* Start unit (a ".scope") in slice with Delegate=yes, props and pid as its
+ * process, and wait until systemd's job for it is done. *made: systemd took
+ * the start (the unit is this create's, to stop if create fails); false
+ * when it refused it, e.g. a unit of that name exists: another's. */
+int systemd_scope_start(const char *unit, const char *slice, const char *description,
+                        const struct systemd_props *props, pid_t pid, bool *made,
+                        struct sb_error *err);
+
+/* Set props on the running unit (runtime only, as `systemctl set-property
+ * --runtime`): `update`. */
+int systemd_scope_update(const char *unit, const struct systemd_props *props, struct sb_error *err);
+
+/* Stop unit if it is still there and wait for it; reset it if it failed;
+ * then stop each slice above it that systemd made only because a unit
+ * named it (no unit file, not transient) and that is now empty, as the
+ * scope's start made it. A unit that is already gone is not an error.
+ * cgroup_path: the scope's cgroup directory, where the slices' are found. */
+int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_path,
+                       struct sb_error *err);
+
+/* For `sbrun check`: systemd's version over the bus (caller frees). */
+int systemd_probe(char **version, struct sb_error *err);
+
+/* The holder: a child that waits until *release is closed. */
+struct systemd_holder {
+        pid_t pid;
+        int release; /* write end of its pipe; closing it ends the holder */
+};
+#define SYSTEMD_HOLDER_INIT             \
+        {                               \
+                .pid = 0, .release = -1 \
+        }
+int systemd_holder_spawn(struct systemd_holder *h, struct sb_error *err);
+/* Close, reap. */
+void systemd_holder_end(struct systemd_holder *h);
+
+#endif

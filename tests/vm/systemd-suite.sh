@@ -1,0 +1,76 @@
+#!/bin/bash
+# tests/vm/systemd-suite.sh — sbrun on a host whose PID 1 is systemd: every
+# tests/vm/systemd_*.bats (sorted), run in the VM lane's systemd boot:
+#
+#   tests/vm/run.sh --systemd -e SBRUN=/var/tmp/sbrun-bin/sbrun tests/vm/systemd-suite.sh --tap
+#
+# The guest is the cgroups suite's (tests/vm/cgroups-suite.sh: pure cgroup
+# v2, the host's userspace, bundles in the guest's /tmp), but booted with
+# run.sh --systemd: systemd 252 as PID 1, the system D-Bus, the suite in
+# sbrun-vm.service with Delegate=yes. It refuses to run anywhere else: a
+# systemd test that passes under the busybox init proves nothing. Extra
+# arguments go to bats (e.g. --tap, -f cgroupfs).
+#
+# --plan (on the host, before the guest boots): print the name of every test
+# the suite will run, one per line; tests/run-all.sh compares it with what
+# the guest reported (lane vm-systemd). The files are selected through
+# suite_sel (tests/lib/lanes.bash), as cgroups-suite.sh's, so the plan and
+# the run cannot differ; a selection that matches no test is a failure.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
+SUITE=systemd-suite
+SUITE_MODE=run
+if [ "${1:-}" = --plan ]; then
+	SUITE_MODE=plan
+	shift
+fi
+SUITE_ARGS=("$@")
+SUITE_RC=0
+# shellcheck source=tests/lib/lanes.bash
+. "$SBRUN_SRCDIR/tests/lib/lanes.bash"
+
+# Every systemd_*.bats of this directory, in bats' order (C sort): a new
+# file joins the lane by its name alone. (No process substitution: the
+# busybox guest, which this script must refuse in words, has no /dev/fd.)
+mapfile -t files <<<"$(printf '%s\n' "$here"/systemd_*.bats | LC_ALL=C sort)"
+
+if [ "$SUITE_MODE" = plan ]; then
+	suite_sel "${files[@]}"
+	exit 0
+fi
+
+[ "${SBRUN_VM:-}" = 1 ] ||
+	{ echo "systemd-suite: run me in the VM lane: tests/vm/run.sh --systemd $0" >&2; exit 2; }
+pid1=$(cat /proc/1/comm 2>/dev/null)
+[ "$pid1" = systemd ] ||
+	{ echo "systemd-suite: PID 1 is ${pid1:-unknown}, not systemd: tests/vm/run.sh --systemd $0" >&2; exit 2; }
+
+export SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
+export SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
+export SBRUN_TEST_TMP=/tmp/sbrun-systemd-tests
+export SBRUN_ROOTFS=/tmp/sbrun-systemd-rootfs
+[ -x "$SBRUN" ] || { echo "systemd-suite: no sbrun at $SBRUN (set SBRUN_BUILDDIR or SBRUN)" >&2; exit 2; }
+mkdir -p "$SBRUN_TEST_TMP"
+# As in cgroups-suite.sh: everything in the guest is ~50x slower.
+export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+
+suite_sel "${files[@]}"
+
+# What a test left in the cgroup tree, or a unit it made fail, is a failure
+# too.
+left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' \
+	-o -name 'sbrun_test*' -o -name 'sbrun-sd*' \) 2>/dev/null)
+if [ -n "$left" ]; then
+	echo "systemd-suite: leftover cgroups: $left" >&2
+	echo "not ok - systemd-suite: leftover cgroups: $(tr '\n' ' ' <<<"$left")"
+	SUITE_RC=1
+fi
+failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
+if [ -n "$failed" ]; then
+	echo "not ok - systemd-suite: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
+	SUITE_RC=1
+fi
+exit $SUITE_RC
