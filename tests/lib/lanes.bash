@@ -73,7 +73,13 @@ suite_sel() {
                 SUITE_RC=1
                 return
         fi
-        bats "${SUITE_ARGS[@]}" "${filter[@]}" "$@" || SUITE_RC=1
+        if [ -n "${STALL_PROGRESS:-}" ]; then
+                # The stall guard's progress (tests/vm/stall_guard.bash).
+                bats "${SUITE_ARGS[@]}" "${filter[@]}" "$@" | tee -a "$STALL_PROGRESS"
+                [ "${PIPESTATUS[0]}" -eq 0 ] || SUITE_RC=1
+        else
+                bats "${SUITE_ARGS[@]}" "${filter[@]}" "$@" || SUITE_RC=1
+        fi
 }
 
 # tap_count LOG: the numbered results of a TAP log (bats' "ok 3 name", cmocka's

@@ -57,7 +57,12 @@ mkdir -p "$SBRUN_TEST_TMP"
 export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 
+# A test that outlives bats' timeout is reported and killed
+# (tests/vm/stall_guard.bash), so that it cannot take the rest of the lane.
+. "$SBRUN_SRCDIR/tests/vm/stall_guard.bash"
+stall_guard_start "${SBRUN_VM_STALL:-$((BATS_TEST_TIMEOUT + 120))}"
 suite_sel "${files[@]}"
+stall_guard_stop
 
 # What a test left in the cgroup tree, or a unit it made fail, is a failure
 # too.
@@ -71,6 +76,17 @@ fi
 failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
 if [ -n "$failed" ]; then
 	echo "not ok - systemd-suite: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
+	SUITE_RC=1
+fi
+# A container's scope, or a slice made for one, still loaded and not
+# inactive (systemd collects a stopped transient unit): the names the tests
+# and the engines give them (sbtest-*, libpod-*, cri-containerd-*, the test
+# slices, the kubelet's kubepods slices).
+units=$(systemctl list-units --all --no-legend --plain 'sbtest-*.scope' 'libpod-*.scope' \
+	'libpod-conmon-*.scope' 'cri-containerd-*.scope' 'sbt-*.slice' 'sbt.slice' 'kubepods*.slice' 2>&1 |
+	awk '$3 != "inactive"')
+if [ -n "$units" ]; then
+	echo "not ok - systemd-suite: container units left after the suite: $(tr '\n' ' ' <<<"$units")"
 	SUITE_RC=1
 fi
 exit $SUITE_RC
