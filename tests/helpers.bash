@@ -234,6 +234,17 @@ container_pid() {
         sbrun state "$1" | jq -r .pid
 }
 
+# wait_file_has FILE TEXT [SECONDS]: FILE holds TEXT within SECONDS (10;
+# times WAIT_SCALE where a file sets it, e.g. for the VM lane).
+wait_file_has() {
+        local i
+        for ((i = 0; i < ${3:-10} * 10 * ${WAIT_SCALE:-1}; i++)); do
+                grep -qF -- "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        fail "no '$2' in $1 after ${3:-10}s: $(cat "$1" 2>/dev/null)"
+}
+
 # wait_for_status ID STATUS [SECONDS]
 wait_for_status() {
         local id=$1 want=$2 secs=${3:-10} i got

@@ -128,16 +128,6 @@ wait_task() {
         fail "task $1 is $got, waited for $2"
 }
 
-# wait_file_has FILE TEXT [SECONDS]
-wait_file_has() {
-        local i
-        for ((i = 0; i < ${3:-10} * 10 * WAIT_SCALE; i++)); do
-                grep -qF -- "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "no '$2' in $1 after ${3:-10}s: $(cat "$1" 2>/dev/null)"
-}
-
 # pty_bin: tests/helpers/pty_run.c, built on demand.
 pty_bin() {
         local bin=$SBRUN_TEST_TMP/pty_run

@@ -39,6 +39,9 @@ load ../helpers
 
         run_bg "$TEST_DIR/run.out" run -b "$BUNDLE" "$ID"
         wait_for_status "$ID" running
+        # Running is before the shell's first line: kill only once it
+        # printed it (under ASan, beside a VM guest, the kill came first).
+        wait_file_has "$TEST_DIR/run.out" started
 
         run sbrun kill "$ID" KILL
         [ "$status" -eq 0 ]

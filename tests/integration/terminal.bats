@@ -16,9 +16,12 @@ receiver_bin() {
 
 # start_receiver: listen on $TEST_DIR/console.sock; it types "tty; echo ok"
 # into the pty it receives and copies the answer to $TEST_DIR/receiver.out.
+# 40 s for each of its waits (the ASan lane beside a VM guest is slow); the
+# tests wait as long for it.
+RECEIVER_WAIT=40
 start_receiver() {
         SOCK=$TEST_DIR/console.sock
-        "$(receiver_bin)" "$SOCK" "tty; echo ok" ok 20 >"$TEST_DIR/receiver.out" 2>&1 3>&- &
+        "$(receiver_bin)" "$SOCK" "tty; echo ok" ok "$RECEIVER_WAIT" >"$TEST_DIR/receiver.out" 2>&1 3>&- &
         RECEIVER_PID=$!
         echo "$RECEIVER_PID" >>"$TEST_DIR/bg.pids"
         local i
@@ -39,7 +42,7 @@ start_receiver() {
         [ "$status" -eq 0 ] || fail "create: $output"
         run sbrun start "$ID"
         [ "$status" -eq 0 ]
-        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
+        timeout_wait "$RECEIVER_PID" "$RECEIVER_WAIT" || fail "the receiver did not finish"
         [ "$WAIT_STATUS" -eq 0 ] || fail "receiver: $(cat "$TEST_DIR/receiver.out")"
         grep -q '^/dev/pts/0' "$TEST_DIR/receiver.out"
         grep -q '^ok' "$TEST_DIR/receiver.out"
@@ -69,15 +72,16 @@ caller_sees_eof() {
         done
         run sbrun start "$ID"
         [ "$status" -eq 0 ]
-        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
+        timeout_wait "$RECEIVER_PID" "$RECEIVER_WAIT" || fail "the receiver did not finish"
 
         edit_config '.process.terminal = false | .process.args = ["sleep", "1000"]'
         run detached sbrun run -d -b "$BUNDLE" "$ID-x"
         [ "$status" -eq 0 ]
         start_receiver
         caller_sees_eof "${SBRUN_ARGV[@]}" exec --tty --console-socket "$SOCK" --detach "$ID-x" sh
-        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
-        grep -q '^ok' "$TEST_DIR/receiver.out"
+        timeout_wait "$RECEIVER_PID" "$RECEIVER_WAIT" || fail "the receiver did not finish"
+        [ "$WAIT_STATUS" -eq 0 ] || fail "receiver (exit $WAIT_STATUS): $(cat "$TEST_DIR/receiver.out")"
+        grep -q '^ok' "$TEST_DIR/receiver.out" || fail "receiver: $(cat "$TEST_DIR/receiver.out")"
 }
 
 @test "exec --tty --console-socket: a pty session into a running container" {
@@ -89,7 +93,7 @@ caller_sees_eof() {
 
         run detached sbrun exec --tty --console-socket "$SOCK" --detach "$ID" sh
         [ "$status" -eq 0 ] || fail "exec: $output"
-        timeout_wait "$RECEIVER_PID" 20 || fail "the receiver did not finish"
+        timeout_wait "$RECEIVER_PID" "$RECEIVER_WAIT" || fail "the receiver did not finish"
         [ "$WAIT_STATUS" -eq 0 ] || fail "receiver: $(cat "$TEST_DIR/receiver.out")"
         grep -q '^/dev/pts/' "$TEST_DIR/receiver.out"
         grep -q '^ok' "$TEST_DIR/receiver.out"

@@ -201,7 +201,10 @@ lanes_fold() {
                 local owner=""
                 for lane in "$@"; do
                         [ -f "$LANES_DIR/$lane.tap" ] || continue
-                        if tap_reported_names "$LANES_DIR/$lane.tap" | grep -qxF -- "$name"; then
+                        # grep reads to the end (no -q): run-all sets pipefail,
+                        # and a grep that quits at an early match makes the
+                        # sed before it die of SIGPIPE, which read as no match.
+                        if tap_reported_names "$LANES_DIR/$lane.tap" | grep -xF -- "$name" >/dev/null; then
                                 owner=$lane
                                 break
                         fi

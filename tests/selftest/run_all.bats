@@ -166,6 +166,30 @@ lane_sum() {
         [ "$(lane_sum)" = "$last" ]
 }
 
+@test "selftest: an ASan failure early in a long lane is still counted in that lane (pipefail)" {
+        # A real lane's TAP is larger than a pipe: the owner is found with
+        # the output after the match still to come (run-all sets pipefail).
+        (
+                set -uo pipefail
+                # shellcheck source=tests/lib/lanes.bash
+                . "$SBRUN_SRCDIR/tests/lib/lanes.bash"
+                LANES_DIR=$SELF_DIR
+                {
+                        echo "ok 1 the first test"
+                        for ((i = 2; i <= 4000; i++)); do
+                                echo "ok $i a test with a name long enough to fill the pipe buffer: $i"
+                        done
+                } >"$LANES_DIR/integration.tap"
+                LANE_P[integration]=4000 LANE_F[integration]=0
+                echo "not ok 1 the first test" >"$SELF_DIR/asan.log"
+                lanes_fold "$SELF_DIR/asan.log" unit integration
+                echo "integration ${LANE_P[integration]} ${LANE_F[integration]} unfolded $unfolded"
+        ) >"$SELF_DIR/fold.out" 2>&1
+        cat "$SELF_DIR/fold.out"
+        grep -qxF "not ok - the first test (under ASan/UBSan; counted in lane integration)" "$SELF_DIR/fold.out"
+        grep -qx "integration 3999 1 unfolded 0" "$SELF_DIR/fold.out"
+}
+
 @test "selftest: an ASan lane that dies early names what it never ran" {
         SELF_ASAN="printf '  ok 1 - u_first\n'; exit 1" run_all
         [ "$status" -ne 0 ]
