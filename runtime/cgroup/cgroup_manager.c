@@ -81,6 +81,25 @@ static long long now_ms(void)
         return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Removed while we held it open: every interface file is gone with it. A
+ * systemd scope's cgroup goes as soon as its last process exits. */
+static bool cgroup_gone(struct cgroup *cg)
+{
+        return faccessat(cg->dir_fd, "cgroup.procs", F_OK, 0) < 0 && errno == ENOENT;
+}
+
+/* A cgroup removed under us can only have been empty: waiting for
+ * "populated 0" is then done (the open or read fails with ENOENT or ENODEV:
+ * systemd removed the scope between our kill and our wait). */
+static bool emptied_by_removal(struct cgroup *cg, const char *key, uint64_t want)
+{
+        int saved = errno;
+        bool done = (saved == ENOENT || saved == ENODEV) && strcmp(key, "populated") == 0 &&
+                    want == 0 && cgroup_gone(cg);
+        errno = saved;
+        return done;
+}
+
 /* Wait until cgroup.events shows key == want. The kernel wakes pollers of
  * the file (POLLPRI) when it changes; the short timeout only guards
  * against a missed wake-up. */
@@ -90,13 +109,19 @@ static int wait_event(struct cgroup *cg, const char *key, uint64_t want, struct 
         long long deadline = now_ms() + CGROUP_WAIT_MS;
         char buf[256];
 
-        if (fd < 0)
+        if (fd < 0) {
+                if (emptied_by_removal(cg, key, want))
+                        return 0;
                 return sb_fail(err, errno, "cgroup %s: open cgroup.events", cg->path);
+        }
         for (;;) {
                 ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
                 uint64_t value;
-                if (n < 0)
+                if (n < 0) {
+                        if (emptied_by_removal(cg, key, want))
+                                return 0;
                         return sb_fail(err, errno, "cgroup %s: read cgroup.events", cg->path);
+                }
                 buf[n] = '\0';
                 if (keyed_value(buf, key, &value) == 0 && value == want)
                         return 0;
@@ -433,13 +458,6 @@ int cgroup_signal(struct cgroup *cg, int signo, struct sb_error *err)
                 sb_error_clear(&thaw);
         }
         return ret;
-}
-
-/* Removed while we held it open: every interface file is gone with it. A
- * systemd scope's cgroup goes as soon as its last process exits. */
-static bool cgroup_gone(struct cgroup *cg)
-{
-        return faccessat(cg->dir_fd, "cgroup.procs", F_OK, 0) < 0 && errno == ENOENT;
 }
 
 int cgroup_kill_nowait(struct cgroup *cg, struct sb_error *err)
