@@ -228,7 +228,8 @@ if [ "$vm_lane" = 1 ]; then
                                 -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap
                         # Then the systemd guest, once the first has ended: one at a time.
                         vm_guest vm-systemd vm-systemd-guest "${SBRUN_VM_SYSTEMD_TIMEOUT:-1200}" --systemd \
-                                --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" tests/vm/systemd-suite.sh --tap
+                                --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
+                                tests/vm/systemd-suite.sh --tap
                 else
                         for lane in vm vm-systemd; do
                                 tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/$lane.tap"

@@ -1,16 +1,18 @@
 #!/bin/bash
 # tests/bench/bench.sh: what `make bench` runs: the host lane
 # (tests/bench/run.sh), then the same bench in the VM lane (vm-bench.sh in a
-# qemu guest with real cgroup v2, tests/vm/run.sh).
+# qemu guest with real cgroup v2, tests/vm/run.sh), then in the vm-systemd
+# lane (the guest booted with systemd as PID 1, run.sh --systemd: every
+# runtime with its systemd cgroup driver, podman with its default manager).
 #
-#   SBRUN_BENCH_LANE=host|vm|all (default all)   which lanes
+#   SBRUN_BENCH_LANE=host|vm|vm-systemd|all (default all)   which lanes
 #   SBRUN_BENCH_ARGS="..."                       options for run.sh in both
 #                                                 lanes (e.g. "--rounds 3")
 #   SBRUN_BENCH_VM_ARGS="..."                    options for the VM lane only
 #                                                 (default "--rounds 3 --runs 10":
 #                                                 the guest runs under TCG)
 #
-# Results: $SBRUN_BUILDDIR/tests/bench-results/{host,vm}/ (results.json,
+# Results: $SBRUN_BUILDDIR/tests/bench-results/{host,vm,vm-systemd}/ (results.json,
 # table.txt, bench.png). Exits non-zero only if a lane could not run.
 set -uo pipefail
 
@@ -23,8 +25,8 @@ lane=${SBRUN_BENCH_LANE:-all}
 results=$(mkdir -p "$SBRUN_BUILDDIR/tests/bench-results" && cd "$SBRUN_BUILDDIR/tests/bench-results" && pwd -P)
 rc=0
 
-case $lane in host | vm | all) ;; *)
-        echo "bench.sh: SBRUN_BENCH_LANE must be host, vm or all, not $lane" >&2
+case $lane in host | vm | vm-systemd | all) ;; *)
+        echo "bench.sh: SBRUN_BENCH_LANE must be host, vm, vm-systemd or all, not $lane" >&2
         exit 2
         ;;
 esac
@@ -43,12 +45,18 @@ if [ "$lane" != host ]; then
         # The guest replaces /tmp and /run: the binary goes where it sees it.
         vm_bin=$(mktemp -d /var/tmp/sbrun-bench-bin.XXXXXX)
         cp "$SBRUN" "$vm_bin/sbrun"
-        # shellcheck disable=SC2086 # word lists
-        (cd "$results" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3000} \
-                "$SBRUN_SRCDIR/tests/vm/run.sh" --share "$results" -e SBRUN="$vm_bin/sbrun" \
-                -e SBRUN_SRCDIR="$SBRUN_SRCDIR" -e SBRUN_BUILDDIR="$results" \
-                "$here/vm-bench.sh" --out "$results/vm" ${SBRUN_BENCH_ARGS:-} \
-                ${SBRUN_BENCH_VM_ARGS:---rounds 3 --runs 10}) </dev/null || rc=1
+        guests=(vm vm-systemd)
+        [ "$lane" = all ] || guests=("$lane")
+        for g in "${guests[@]}"; do
+                boot=()
+                [ "$g" = vm-systemd ] && boot=(--systemd)
+                # shellcheck disable=SC2086 # word lists
+                (cd "$results" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3000} \
+                        "$SBRUN_SRCDIR/tests/vm/run.sh" ${boot[@]+"${boot[@]}"} --share "$results" \
+                        -e SBRUN="$vm_bin/sbrun" -e SBRUN_SRCDIR="$SBRUN_SRCDIR" -e SBRUN_BUILDDIR="$results" \
+                        "$here/vm-bench.sh" --out "$results/$g" ${SBRUN_BENCH_ARGS:-} \
+                        ${SBRUN_BENCH_VM_ARGS:---rounds 3 --runs 10}) </dev/null || rc=1
+        done
         rm -rf "$vm_bin"
 fi
 exit $rc

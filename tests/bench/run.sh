@@ -14,7 +14,11 @@
 #   --no-scale   leave out the scale cases
 # Environment: SBRUN (default $SBRUN_BUILDDIR/sbrun), SBRUN_BUILDDIR,
 # SBRUN_SRCDIR. In the VM lane (SBRUN_VM=1, see vm-bench.sh) every runtime
-# gets a real cgroup v2 cgroup and sbrun runs with no policy.
+# gets a real cgroup v2 cgroup and sbrun runs with no policy. In a guest whose
+# PID 1 is systemd (tests/vm/run.sh --systemd; lane vm-systemd) every runtime
+# runs with its systemd cgroup driver (--systemd-cgroup: a transient scope
+# over D-Bus per container) and podman with its default, systemd, cgroup
+# manager, with sbrun, crun and runc; no scale cases there.
 #
 # Writes DIR/results.json (medians, ratios, every raw time), DIR/table.txt
 # (printed too), DIR/bench.png (distributions) and DIR/raw/ (hyperfine's
@@ -28,6 +32,7 @@ SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
 SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
 lane=host
 [ "${SBRUN_VM:-0}" = 1 ] && lane=vm
+[ "$lane" = vm ] && [ "$(cat /proc/1/comm)" = systemd ] && lane=vm-systemd
 
 tiny=0 rounds=5 runs=20 out="" scale=1 inner=0
 args=("$@")
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
         shift
 done
 out=${out:-$SBRUN_BUILDDIR/tests/bench-results/$lane}
+[ "$lane" = vm-systemd ] && scale=0
 
 die() {
         echo "bench: error: $*" >&2
@@ -117,6 +123,15 @@ mkdir -p "$work/root"/{sbrun,crun,runc,scale,list1,listN}
 chmod 0700 "$work/root"/*
 policy_args=()
 crun_args=()
+runc_args=()
+driver_args=()
+if [ "$lane" = vm-systemd ]; then
+        # Each runtime's systemd driver, with its own default unit for a
+        # config without cgroupsPath (runc's spec has none).
+        driver_args=(--systemd-cgroup)
+        crun_args=(--systemd-cgroup)
+        runc_args=(--systemd-cgroup)
+fi
 if [ "$lane" = host ]; then
         # A hybrid host: sbrun fails closed unless the operator opts out, and
         # then makes no cgroup; crun gets none either (manager disabled);
@@ -126,7 +141,7 @@ if [ "$lane" = host ]; then
         policy_args=(--policy "$work/policy.json")
         crun_args=(--cgroup-manager=disabled)
 fi
-sb=("$SBRUN" --log "$work/sbrun.log" ${policy_args[@]+"${policy_args[@]}"})
+sb=("$SBRUN" --log "$work/sbrun.log" ${policy_args[@]+"${policy_args[@]}"} ${driver_args[@]+"${driver_args[@]}"})
 ns_flags=(--unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup)
 
 # One try of each before timing: a runtime that cannot run here fails the
@@ -146,7 +161,7 @@ check() {
 declare -A cmd_run cmd_cycle
 cmd_run[sbrun]="${sb[*]} --root $work/root/sbrun run -b $bundle bench-sbrun"
 cmd_run[crun]="crun ${crun_args[*]} --root $work/root/crun run -b $bundle bench-crun"
-cmd_run[runc]="runc --root $work/root/runc run -b $bundle bench-runc"
+cmd_run[runc]="runc ${runc_args[*]} --root $work/root/runc run -b $bundle bench-runc"
 cmd_run[bwrap]="bwrap ${ns_flags[*]} --die-with-parent --ro-bind $bundle/rootfs / --proc /proc --dev /dev /bin/true"
 cmd_run[unshare]="unshare --pid --net --ipc --uts --cgroup --mount --fork --root $bundle/rootfs /bin/true"
 order_run=(sbrun crun runc bwrap unshare)
@@ -158,7 +173,7 @@ cycle() { # RUNTIME-ARGV: create, start, delete as an engine drives it
 }
 cmd_cycle[sbrun]=$(cycle cyc-sbrun "${sb[@]}" --root "$work/root/sbrun")
 cmd_cycle[crun]=$(cycle cyc-crun crun ${crun_args[@]+"${crun_args[@]}"} --root "$work/root/crun")
-cmd_cycle[runc]=$(cycle cyc-runc runc --root "$work/root/runc")
+cmd_cycle[runc]=$(cycle cyc-runc runc ${runc_args[@]+"${runc_args[@]}"} --root "$work/root/runc")
 order_cycle=(sbrun crun runc)
 
 for n in "${order_run[@]}"; do
@@ -297,15 +312,20 @@ if [ "$scale" = 1 ]; then
                 } | .list_n_over_1 = (.list_n_ms / .list_1_ms)')
 fi
 
-# ---- the engine case: podman run, sbrun against crun (VM lane) ---------------
+# ---- the engine case: podman run, sbrun against crun (VM lanes) --------------
 # Only where crun can make the container's cgroup: a podman on the hybrid
 # host would make cgroups in every v1 hierarchy (tests/engines/lib/podman.bash).
-if [ "$lane" = vm ] && [ "${SBRUN_BENCH_PODMAN:-1}" = 1 ]; then
-        say "podman: run --rm IMAGE true with sbrun and with crun"
+if [ "$lane" != host ] && [ "${SBRUN_BENCH_PODMAN:-1}" = 1 ]; then
+        pm_runtimes="sbrun crun" pm_manager=cgroupfs
+        if [ "$lane" = vm-systemd ]; then
+                pm_runtimes="sbrun crun runc" pm_manager=default
+        fi
+        say "podman: run --rm IMAGE true with $pm_runtimes ($pm_manager cgroup manager)"
         # podman refuses a --runroot longer than 50 characters: a short dir.
         pm_tmp=$(mktemp -d /tmp/sbpm.XXXXXX)
         chmod 0755 "$pm_tmp"
         BENCH_OUT=$out BENCH_RUNS=$((tiny ? 3 : runs)) BENCH_ROUNDS=$((tiny ? 1 : rounds)) \
+                BENCH_RUNTIMES=$pm_runtimes PM_CGROUP_MANAGER=$pm_manager \
                 SBRUN_TEST_TMP=$pm_tmp SBRUN_ROOTFS=$work/rootfs-cache \
                 bats --tap "$here/lib/podman-bench.bats" </dev/null >"$out/podman.tap" 2>&1 ||
                 say "podman case failed (see $out/podman.tap): left out"

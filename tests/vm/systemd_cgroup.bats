@@ -106,6 +106,52 @@ assert_limits() {
         assert_no_leftovers "$ID"
 }
 
+@test "systemd driver: ps, pause/resume, events --stats and kill --all act on the scope's cgroup" {
+        limited_bundle
+        set_args sh -c 'sleep 600 & sleep 600 & exec sleep 600'
+        detached sbrun --systemd-cgroup run -d -b "$BUNDLE" "$ID"
+        [ "$(show ActiveState)" = active ]
+        local pid procs
+        pid=$(sbrun state "$ID" | jq -r .pid)
+        # ps: the scope's processes, which are the container's.
+        procs=$(sort -n "$CG/cgroup.procs" | tr '\n' ' ')
+        [ "$(echo $procs | wc -w)" -eq 3 ]
+        run sbrun ps --format json "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r 'sort | map(tostring) | join(" ")' <<<"$output") " = "$procs" ] || fail "ps: $output, scope: $procs"
+
+        # pause freezes the scope's cgroup; systemd still sees it active.
+        run sbrun pause "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(sbrun state "$ID" | jq -r .status)" = paused ]
+        grep -qx "frozen 1" "$CG/cgroup.events"
+        [ "$(show ActiveState)" = active ]
+        run sbrun resume "$ID"
+        [ "$status" -eq 0 ]
+        grep -qx "frozen 0" "$CG/cgroup.events"
+        [ "$(sbrun state "$ID" | jq -r .status)" = running ]
+
+        # events --stats: the scope's memory and pids.
+        run sbrun events --stats "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .data.pids.current <<<"$output")" = 3 ] || fail "events: $output"
+        [ "$(jq -r .data.memory.usage.limit <<<"$output")" = 67108864 ] || fail "events: $output"
+
+        # kill --all: every process of the scope, then systemd stops it.
+        run sbrun kill --all "$ID" KILL
+        [ "$status" -eq 0 ]
+        local i
+        for ((i = 0; i < 100; i++)); do
+                [ "$(sbrun state "$ID" | jq -r .status)" = stopped ] && break
+                sleep 0.1
+        done
+        [ "$(sbrun state "$ID" | jq -r .status)" = stopped ]
+        run sbrun delete "$ID"
+        [ "$status" -eq 0 ]
+        assert_unit_gone
+        assert_no_leftovers "$ID"
+}
+
 @test "systemd driver: a container systemd stopped (systemctl stop) is reported stopped; delete works and leaves nothing" {
         limited_bundle
         detached sbrun --systemd-cgroup run -d -b "$BUNDLE" "$ID"

@@ -14,7 +14,8 @@ load vm_helpers
 
 setup_file() {
         [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is not systemd: run this through tests/vm/run.sh --systemd"
-        PM_CGROUP_MANAGER=systemd pm_setup_file
+        # No cgroup_manager in containers.conf: podman's own default.
+        PM_CGROUP_MANAGER=default pm_setup_file
 }
 
 teardown_file() {
@@ -27,6 +28,16 @@ setup() {
 
 teardown() {
         pm_clean_tests
+}
+
+@test "podman, its default cgroup manager: run --rm --memory 64m IMAGE cat /sys/fs/cgroup/memory.max prints 67108864; no libpod unit afterwards" {
+        run podman info --format '{{.Host.CgroupManager}}'
+        [ "$output" = systemd ] || fail "podman's default cgroup manager here: $output"
+        run podman run --rm --memory 64m busybox cat /sys/fs/cgroup/memory.max
+        [ "$status" -eq 0 ] || fail "run: $output"
+        [ "${lines[-1]}" = 67108864 ] || fail "run: $output"
+        run systemctl list-units --all --no-legend --plain 'libpod-*'
+        [ -z "$output" ] || fail "units left: $output"
 }
 
 @test "podman, systemd cgroup manager: --memory 64m --cpus 0.5 --pids-limit 32 in libpod-ID.scope; update, pause/unpause, stats through it; rm -f leaves no unit" {

@@ -23,6 +23,9 @@ CRI_PYTHON=${CRI_PYTHON:-/usr/bin/python3}
 CRI_IMAGE=${CRI_IMAGE:-docker.io/library/busybox:latest}
 CRI_PAUSE_IMAGE=localhost/sbrun-pause:latest
 CRI_SNAPSHOTTER=${CRI_SNAPSHOTTER:-overlayfs}
+# The README block that is the runtime handler: cri-runtime-handler, or
+# cri-runtime-handler-systemd (SystemdCgroup = true, tests/vm/systemd_containerd.bats).
+CRI_HANDLER_BLOCK=${CRI_HANDLER_BLOCK:-cri-runtime-handler}
 
 # cri ARGS...: the suite's CRI client against the private daemon.
 cri() {
@@ -81,8 +84,8 @@ cri_make_pause_image() {
 # configuration.
 cri_write_config() {
         local policy=$1 snippet
-        snippet=$(readme_block cri-runtime-handler)
-        [ -n "$snippet" ] || fail "README.md has no block after <!-- cri-runtime-handler -->"
+        snippet=$(readme_block "$CRI_HANDLER_BLOCK")
+        [ -n "$snippet" ] || fail "README.md has no block after <!-- $CRI_HANDLER_BLOCK -->"
         [[ $snippet == *'BinaryName = "/usr/local/bin/sbrun"'* ]] ||
                 fail "README's CRI snippet has no BinaryName = \"/usr/local/bin/sbrun\""
 
@@ -156,9 +159,23 @@ cri_start() {
         cri_write_config "$policy" || return 1
 
         # mount -n: no utab, whose lock file would be made in the host's /run.
-        setsid unshare --mount --propagation private -- sh -c \
-                'mount -n -t tmpfs -o mode=0755 sbrun-cri-run /run && exec containerd --config "$1"' \
-                sh "$CRI_DIR/config.toml" </dev/null >"$CRI_DIR/containerd.log" 2>&1 3>&- &
+        # CRI_SYSTEM_BUS=1 (a systemd host, SystemdCgroup = true): the host's
+        # /run/dbus and /run/systemd stay visible in the fresh /run, moved
+        # over it, so that sbrun under the shim reaches the system bus; they
+        # are the daemon namespace's own mounts and go with it.
+        local keep=""
+        [ "${CRI_SYSTEM_BUS:-0}" = 1 ] && keep="dbus systemd"
+        mkdir -p "$CRI_DIR/keep"
+        setsid unshare --mount --propagation private -- sh -c '
+                for d in $2; do
+                        mkdir -p "$3/$d" && mount -n --bind "/run/$d" "$3/$d" || exit 1
+                done
+                mount -n -t tmpfs -o mode=0755 sbrun-cri-run /run || exit 1
+                for d in $2; do
+                        mkdir -p "/run/$d" && mount -n --move "$3/$d" "/run/$d" || exit 1
+                done
+                exec containerd --config "$1"' \
+                sh "$CRI_DIR/config.toml" "$keep" "$CRI_DIR/keep" </dev/null >"$CRI_DIR/containerd.log" 2>&1 3>&- &
         CRI_PID=$!
         export CRI_PID
         echo "$CRI_PID" >"$CRI_DIR/containerd.pid"

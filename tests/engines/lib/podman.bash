@@ -9,8 +9,8 @@
 # cgroup opt-out; none where the host has cgroup v2 controllers, as in the
 # VM lane). The containers.conf is the README's "From podman" snippet with
 # the runtime path replaced, plus the private paths. Its cgroup_manager is
-# cgroupfs unless PM_CGROUP_MANAGER says systemd (podman's default on a
-# systemd host: tests/vm/systemd_podman.bats).
+# cgroupfs unless PM_CGROUP_MANAGER says systemd, or default: none, podman's
+# own default (systemd on a systemd host: tests/vm/systemd_podman.bats).
 
 PM_IMAGE=docker.io/library/busybox:latest
 
@@ -88,10 +88,14 @@ $ulimits
 network_config_dir = "$PM_DIR/net"
 
 EOF
+                # PM_CGROUP_MANAGER=default: no cgroup_manager line, podman's
+                # own choice (systemd where systemd is PID 1).
+                local manager_line="cgroup_manager = \"${PM_CGROUP_MANAGER:-cgroupfs}\"\\
+"
+                [ "${PM_CGROUP_MANAGER:-}" = default ] && manager_line=""
                 sed "s|/usr/local/bin/sbrun|$PM_RUNTIME|g" <<<"$snippet" |
                         sed "/^\[engine\]\$/a\\
-cgroup_manager = \"${PM_CGROUP_MANAGER:-cgroupfs}\"\\
-events_logger = \"file\"\\
+${manager_line}events_logger = \"file\"\\
 events_logfile_path = \"$PM_DIR/events.log\"\\
 tmp_dir = \"$PM_DIR/tmp\"\\
 volume_path = \"$PM_DIR/volumes\"\\
