@@ -181,6 +181,16 @@ assert_limits() {
         assert_no_leftovers "$ID"
 }
 
+@test "systemd driver: a limit the scope cannot carry out (hugetlb: systemd delegates no such controller) fails create by name, leaving no unit" {
+        limited_bundle
+        edit_config '.linux.resources.hugepageLimits = [{"pageSize": "2MB", "limit": 4194304}]'
+        run sbrun --systemd-cgroup create -b "$BUNDLE" "$ID"
+        [ "$status" -ne 0 ]
+        [[ $output == *"the hugetlb controller is not available in "* ]] || fail "create: $output"
+        assert_unit_gone
+        assert_no_leftovers "$ID"
+}
+
 @test "systemd driver: a unit name that another container's scope has is refused, and that container keeps running" {
         limited_bundle
         detached sbrun --systemd-cgroup run -d -b "$BUNDLE" "$ID"
