@@ -326,6 +326,7 @@ if [ "$lane" != host ] && [ "${SBRUN_BENCH_PODMAN:-1}" = 1 ]; then
         chmod 0755 "$pm_tmp"
         BENCH_OUT=$out BENCH_RUNS=$((tiny ? 3 : runs)) BENCH_ROUNDS=$((tiny ? 1 : rounds)) \
                 BENCH_RUNTIMES=$pm_runtimes PM_CGROUP_MANAGER=$pm_manager \
+                BATS_TEST_TIMEOUT=${SBRUN_BENCH_PODMAN_TIMEOUT:-3600} \
                 SBRUN_TEST_TMP=$pm_tmp SBRUN_ROOTFS=$work/rootfs-cache \
                 bats --tap "$here/lib/podman-bench.bats" </dev/null >"$out/podman.tap" 2>&1 ||
                 say "podman case failed (see $out/podman.tap): left out"
