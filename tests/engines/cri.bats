@@ -86,15 +86,6 @@ teardown() {
         [ -z "$left" ] || fail "the test left behind: $left"
 }
 
-# cri_remove_all: stop and remove every pod (and with it its containers).
-cri_remove_all() {
-        local pod
-        for pod in $(cri list 2>/dev/null | jq -r '.pods[].id'); do
-                cri stop-pod "$pod" || true
-                cri remove-pod "$pod" || true
-        done
-}
-
 # pod_config NAME [JQ-FILTER]: a PodSandboxConfig as the kubelet writes it for
 # pod NAME in namespace default, edited by JQ-FILTER; prints its file.
 pod_config() {

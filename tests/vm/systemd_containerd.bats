@@ -53,14 +53,6 @@ sd_units() {
                 'kubepods*.slice' | awk '$3 != "inactive" { print "unit " $1 " " $3 }'
 }
 
-cri_remove_all() {
-        local pod
-        for pod in $(cri list 2>/dev/null | jq -r '.pods[].id'); do
-                cri stop-pod "$pod" || true
-                cri remove-pod "$pod" || true
-        done
-}
-
 # show UNIT PROPERTY: systemd's value of PROPERTY.
 show() {
         systemctl show -P "$2" "$1"

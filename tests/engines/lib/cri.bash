@@ -206,6 +206,15 @@ cri_start() {
         fail "the CRI plugin is not ready"
 }
 
+# cri_remove_all: stop and remove every pod (and with it its containers).
+cri_remove_all() {
+        local pod
+        for pod in $(cri list 2>/dev/null | jq -r '.pods[].id'); do
+                cri stop-pod "$pod" || true
+                cri remove-pod "$pod" || true
+        done
+}
+
 # cri_stop: stop the daemon (by its pid) and wait for it.
 cri_stop() {
         [ -n "${CRI_PID:-}" ] || return 0
