@@ -125,9 +125,7 @@ export SBRUN_FLOOR_ATTACK
 # A test that outlives bats' timeout is reported and killed
 # (tests/vm/stall_guard.bash), so that it cannot take the rest of the lane.
 . "$SBRUN_SRCDIR/tests/vm/stall_guard.bash"
-stall_guard_start "${SBRUN_VM_STALL:-$((BATS_TEST_TIMEOUT + 120))}"
-suite
-stall_guard_stop
+stall_guarded suite
 
 # What a test made in the cgroup tree and left behind is a failure too.
 left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)

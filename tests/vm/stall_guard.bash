@@ -27,6 +27,14 @@ stall_guard_start() {
         STALL_GUARD_PID=$!
 }
 
+# stall_guarded CMD...: CMD under the guard, with the suites' limit
+# (SBRUN_VM_STALL, default bats' timeout + 120 s).
+stall_guarded() {
+        stall_guard_start "${SBRUN_VM_STALL:-$((BATS_TEST_TIMEOUT + 120))}"
+        "$@"
+        stall_guard_stop
+}
+
 stall_guard_stop() {
         [ -n "$STALL_GUARD_PID" ] || return 0
         kill "$STALL_GUARD_PID" 2>/dev/null

@@ -68,9 +68,7 @@ export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
 # A test that outlives bats' timeout is reported and killed
 # (tests/vm/stall_guard.bash), so that it cannot take the rest of the lane.
 . "$SBRUN_SRCDIR/tests/vm/stall_guard.bash"
-stall_guard_start "${SBRUN_VM_STALL:-$((BATS_TEST_TIMEOUT + 120))}"
-suite_sel "${files[@]}"
-stall_guard_stop
+stall_guarded suite_sel "${files[@]}"
 
 # What a test left in the cgroup tree, or a unit it made fail, is a failure
 # too.
