@@ -113,10 +113,58 @@ static int bus_fail(struct sb_error *err, int r, const sd_bus_error *e, const ch
         return sb_fail(err, r < 0 ? -r : EIO, "systemd: %s %s", what, unit);
 }
 
-static int bus_open(sd_bus **bus, struct sb_error *err)
-{
-        int r = sd_bus_open_system(bus);
+/* systemd's own socket, as systemctl uses it as root: a direct connection,
+ * so each call is one round trip to PID 1 instead of two through
+ * dbus-daemon, with no Hello or AddMatch calls, and systemd sends its
+ * signals to every direct connection unasked (no Subscribe). */
+#define SD_PRIVATE_ADDRESS "unix:path=/run/systemd/private"
 
+static int bus_open_private(sd_bus **bus)
+{
+        sd_bus *b = NULL;
+        int r = sd_bus_new(&b);
+
+        if (r >= 0)
+                r = sd_bus_set_address(b, SD_PRIVATE_ADDRESS);
+        if (r >= 0)
+                r = sd_bus_start(b);
+        if (r < 0) {
+                sd_bus_unref(b);
+                return r;
+        }
+        *bus = b;
+        return 0;
+}
+
+/* Whether we are root of the initial user namespace: systemd accepts only
+ * uid 0 (as it sees it) on its private socket, and root of another user
+ * namespace (rootless podman's) is someone else there. */
+static bool initial_root(void)
+{
+        char map[64] = "";
+        int fd = geteuid() == 0 ? open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC) : -1;
+        ssize_t n = fd >= 0 ? read(fd, map, sizeof(map) - 1) : -1;
+
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0)
+                return false;
+        unsigned long inside, outside, count;
+        return sscanf(map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
+               outside == 0 && count == 4294967295UL;
+}
+
+/* *direct: the connection is systemd's private one (see above). */
+static int bus_open(sd_bus **bus, bool *direct, struct sb_error *err)
+{
+        int r;
+
+        /* Anyone but root, or a systemd that has no such socket, is reached
+         * through the system bus. */
+        *direct = initial_root() && bus_open_private(bus) == 0;
+        if (*direct)
+                return 0;
+        r = sd_bus_open_system(bus);
         if (r < 0)
                 return sb_fail(err, -r,
                                "--systemd-cgroup: cannot connect to systemd over the system bus "
@@ -170,16 +218,22 @@ static unsigned long long now_us(void)
         return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
 }
 
-/* Subscribe to the manager's signals (systemd emits JobRemoved only while
- * a client is subscribed) before the call that queues the job. */
-static int watch_jobs(sd_bus *bus, sd_bus_slot **slot, struct job_wait *w, struct sb_error *err)
+/* Watch for JobRemoved before the call that queues the job. On the system
+ * bus systemd broadcasts a job's JobRemoved when the client that queued it
+ * is still connected, and every signal while any client is subscribed; the
+ * Subscribe keeps the first true for systemd versions that track no
+ * requester. A direct connection's messages carry no sender: match none. */
+static int watch_jobs(sd_bus *bus, bool direct, sd_bus_slot **slot, struct job_wait *w,
+                      struct sb_error *err)
 {
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r = sd_bus_match_signal(bus, slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved",
-                                    on_job_removed, w);
+        int r = sd_bus_match_signal(bus, slot, direct ? NULL : SD_DEST, SD_PATH, SD_MANAGER,
+                                    "JobRemoved", on_job_removed, w);
 
         if (r < 0)
                 return bus_fail(err, r, NULL, "watch the jobs for", "");
+        if (direct)
+                return 0;
         r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
         /* A second job on the same connection (the slices after the scope). */
         if (r < 0 && !sd_bus_error_has_name(&e, "org.freedesktop.systemd1.AlreadySubscribed"))
@@ -256,10 +310,11 @@ int systemd_scope_start(const char *unit, const char *slice, const char *descrip
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         struct job_wait w = { 0 };
         const char *job;
+        bool direct;
         int r, ret = -1;
 
         *made = false;
-        if (bus_open(&bus, err) < 0 || watch_jobs(bus, &slot, &w, err) < 0)
+        if (bus_open(&bus, &direct, err) < 0 || watch_jobs(bus, direct, &slot, &w, err) < 0)
                 goto out;
         r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
                                            "StartTransientUnit");
@@ -320,9 +375,10 @@ int systemd_scope_update(const char *unit, const struct systemd_props *props, st
         _cleanup_bus_ sd_bus *bus = NULL;
         _cleanup_msg_ sd_bus_message *m = NULL;
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        bool direct;
         int r;
 
-        if (bus_open(&bus, err) < 0)
+        if (bus_open(&bus, &direct, err) < 0)
                 return -1;
         r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
                                            "SetUnitProperties");
@@ -349,7 +405,8 @@ static bool no_such_unit(const sd_bus_error *e)
 }
 
 /* Stop name and wait; a unit that is not there is stopped already. */
-static int stop_unit(sd_bus *bus, const char *name, const char *mode, struct sb_error *err)
+static int stop_unit(sd_bus *bus, bool direct, const char *name, const char *mode,
+                     struct sb_error *err)
 {
         _cleanup_slot_ sd_bus_slot *slot = NULL;
         _cleanup_msg_ sd_bus_message *reply = NULL;
@@ -358,7 +415,7 @@ static int stop_unit(sd_bus *bus, const char *name, const char *mode, struct sb_
         const char *job;
         int r, ret = -1;
 
-        if (watch_jobs(bus, &slot, &w, err) < 0)
+        if (watch_jobs(bus, direct, &slot, &w, err) < 0)
                 goto out;
         r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &e, &reply, "ss",
                                name, mode);
@@ -389,32 +446,15 @@ static void reset_failed(sd_bus *bus, const char *name)
                                  "s", name);
 }
 
-/* Whether a slice is one systemd made only because a unit named it, and
- * holds nothing now: then the scope's start made it and it goes too. */
-static bool implicit_and_empty(sd_bus *bus, const char *slice, const char *cgroup_mount)
+/* Whether dir (a slice's cgroup) holds no cgroup below it: then no unit is
+ * in that slice any more. Read locally, with no round trip to systemd, so
+ * that a slice in use (system.slice, a pod's slice while other containers
+ * run) costs nothing. A directory that is gone holds nothing. */
+static bool cgroup_dir_empty(const char *dir)
 {
-        _cleanup_msg_ sd_bus_message *reply = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *fragment = NULL, *cgroup = NULL, *dir = NULL;
-        const char *path;
-        int transient = 0;
-
-        if (sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnit", &e, &reply, "s",
-                               slice) < 0 ||
-            sd_bus_message_read(reply, "o", &path) < 0)
-                return false;
-        if (sd_bus_get_property_string(bus, SD_DEST, path, SD_UNIT, "FragmentPath", &e, &fragment) <
-                    0 ||
-            sd_bus_get_property_trivial(bus, SD_DEST, path, SD_UNIT, "Transient", &e, 'b',
-                                        &transient) < 0 ||
-            sd_bus_get_property_string(bus, SD_DEST, path, "org.freedesktop.systemd1.Slice",
-                                       "ControlGroup", &e, &cgroup) < 0)
-                return false;
-        if (*fragment != '\0' || transient || *cgroup == '\0' ||
-            asprintf(&dir, "%s%s", cgroup_mount, cgroup) < 0)
-                return false;
         _cleanup_closedir_ DIR *d = opendir(dir);
         struct dirent *de;
+
         if (d == NULL)
                 return errno == ENOENT;
         while ((de = readdir(d)) != NULL) {
@@ -424,71 +464,84 @@ static bool implicit_and_empty(sd_bus *bus, const char *slice, const char *cgrou
         return true;
 }
 
-static void stop_made_slices(sd_bus *bus, const char *slice, const char *cgroup_mount)
+/* Whether slice is one systemd made only because a unit named it (no unit
+ * file, not transient): then the scope's start made it and it goes too. */
+static bool implicit_slice(sd_bus *bus, const char *slice)
 {
-        _cleanup_free_ char *name = strdup(slice);
-        struct sb_error ignored = { 0 };
+        _cleanup_msg_ sd_bus_message *reply = NULL;
+        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *fragment = NULL;
+        const char *path;
+        int transient = 0;
 
-        /* "a-b-c.slice", then "a-b.slice", then "a.slice"; never "-.slice". */
-        while (name != NULL && strcmp(name, "-.slice") != 0) {
-                if (!implicit_and_empty(bus, name, cgroup_mount))
+        if (sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnit", &e, &reply, "s",
+                               slice) < 0 ||
+            sd_bus_message_read(reply, "o", &path) < 0)
+                return false;
+        if (sd_bus_get_property_string(bus, SD_DEST, path, SD_UNIT, "FragmentPath", &e, &fragment) <
+                    0 ||
+            *fragment != '\0')
+                return false;
+        return sd_bus_get_property_trivial(bus, SD_DEST, path, SD_UNIT, "Transient", &e, 'b',
+                                           &transient) >= 0 &&
+               !transient;
+}
+
+/* Stop each slice above the scope, innermost first, that is empty and
+ * implicit. cgroup_path is the scope's directory: its parent is the
+ * innermost slice's ("a.slice/a-b.slice/x.scope": a-b.slice, then a.slice),
+ * and a slice's name loses its last "-part" one level up. */
+static void stop_made_slices(sd_bus *bus, bool direct, const char *slice, const char *cgroup_path)
+{
+        _cleanup_free_ char *name = strdup(slice), *dir = strdup(cgroup_path);
+        struct sb_error ignored = { 0 };
+        char *cut;
+
+        /* Never "-.slice", the root. */
+        while (name != NULL && dir != NULL && strcmp(name, "-.slice") != 0) {
+                if ((cut = strrchr(dir, '/')) == NULL || cut == dir)
                         return;
-                if (stop_unit(bus, name, "fail", &ignored) < 0) {
+                *cut = '\0';
+                if (!cgroup_dir_empty(dir) || !implicit_slice(bus, name))
+                        return;
+                if (stop_unit(bus, direct, name, "fail", &ignored) < 0) {
                         _cleanup_free_ char *text = sb_error_text(&ignored);
                         sb_warn("%s", text ? text : "systemd: stop a slice");
                         sb_error_clear(&ignored);
                         return;
                 }
                 reset_failed(bus, name);
-                char *dash = strrchr(name, '-');
-                if (dash == NULL)
+                if ((cut = strrchr(name, '-')) == NULL)
                         return;
-                strcpy(dash, ".slice");
+                strcpy(cut, ".slice");
         }
-}
-
-/* The cgroup2 mount above a scope's directory: its parents are the slices
- * ("/sys/fs/cgroup/a.slice/a-b.slice/x.scope" → "/sys/fs/cgroup"). */
-static char *mount_of(const char *cgroup_path)
-{
-        char *mount = strdup(cgroup_path);
-        char *slash;
-
-        while (mount != NULL && (slash = strrchr(mount, '/')) != NULL && slash != mount) {
-                size_t n = strlen(slash + 1);
-                if (n < 6 || (strcmp(slash + 1 + n - 6, ".scope") != 0 &&
-                              strcmp(slash + 1 + n - 6, ".slice") != 0))
-                        break;
-                *slash = '\0';
-        }
-        return mount;
 }
 
 int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_path,
                        struct sb_error *err)
 {
         _cleanup_bus_ sd_bus *bus = NULL;
+        bool direct;
 
-        if (bus_open(&bus, err) < 0)
+        if (bus_open(&bus, &direct, err) < 0)
                 return -1;
-        if (stop_unit(bus, unit, "replace", err) < 0)
+        /* No ResetFailedUnit: the scope was started with CollectMode
+         * inactive-or-failed, so systemd unloads it as it stops, failed
+         * or not; there is no failed state left to reset. */
+        if (stop_unit(bus, direct, unit, "replace", err) < 0)
                 return -1;
-        reset_failed(bus, unit);
-        if (slice != NULL && cgroup_path != NULL) {
-                _cleanup_free_ char *mount = mount_of(cgroup_path);
-                if (mount != NULL)
-                        stop_made_slices(bus, slice, mount);
-        }
+        if (slice != NULL && cgroup_path != NULL)
+                stop_made_slices(bus, direct, slice, cgroup_path);
         return 0;
 }
 
-int systemd_probe(char **version, struct sb_error *err)
+int systemd_probe(char **version, bool *direct, struct sb_error *err)
 {
         _cleanup_bus_ sd_bus *bus = NULL;
         _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        if (bus_open(&bus, err) < 0)
+        if (bus_open(&bus, direct, err) < 0)
                 return -1;
         r = sd_bus_get_property_string(bus, SD_DEST, SD_PATH, SD_MANAGER, "Version", &e, version);
         if (r < 0)
@@ -535,9 +588,10 @@ int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_p
         return sb_fail(err, 0, NOT_BUILT);
 }
 
-int systemd_probe(char **version, struct sb_error *err)
+int systemd_probe(char **version, bool *direct, struct sb_error *err)
 {
         *version = NULL;
+        *direct = false;
         return sb_fail(err, 0, NOT_BUILT);
 }
 

@@ -1,5 +1,5 @@
 /* The systemd cgroup driver (--systemd-cgroup): the container's cgroup is a
- * transient scope unit that systemd makes and owns, over the system bus, as
+ * transient scope unit that systemd makes and owns, asked over D-Bus as
  * runc and crun do, so that systemd neither fights over the directory nor
  * undoes its limits on a daemon-reload.
  *
@@ -41,16 +41,18 @@ int systemd_scope_start(const char *unit, const char *slice, const char *descrip
  * --runtime`): `update`. */
 int systemd_scope_update(const char *unit, const struct systemd_props *props, struct sb_error *err);
 
-/* Stop unit if it is still there and wait for it; reset it if it failed;
- * then stop each slice above it that systemd made only because a unit
- * named it (no unit file, not transient) and that is now empty, as the
- * scope's start made it. A unit that is already gone is not an error.
+/* Stop unit if it is still there and wait for it (systemd unloads it,
+ * failed or not: CollectMode); then stop each slice above it that is now
+ * empty and that systemd made only because a unit named it (no unit file,
+ * not transient), as the scope's start made it. A unit that is already gone is not an error.
  * cgroup_path: the scope's cgroup directory, where the slices' are found. */
 int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_path,
                        struct sb_error *err);
 
-/* For `sbrun check`: systemd's version over the bus (caller frees). */
-int systemd_probe(char **version, struct sb_error *err);
+/* For `sbrun check`: systemd's version over the bus (caller frees), and
+ * whether the connection is systemd's private socket (root) rather than
+ * the system bus. */
+int systemd_probe(char **version, bool *direct, struct sb_error *err);
 
 /* The holder: a child that waits until *release is closed. */
 struct systemd_holder {

@@ -232,12 +232,13 @@ void host_probe_systemd(struct host_probe *p)
 {
         struct sb_error err = { 0 };
         _cleanup_free_ char *version = NULL;
+        bool direct = false;
 
         if (!systemd_driver_built()) {
                 set(p, false, "--systemd-cgroup unavailable: sbrun was built without libsystemd");
                 return;
         }
-        if (systemd_probe(&version, &err) < 0) {
+        if (systemd_probe(&version, &direct, &err) < 0) {
                 _cleanup_free_ char *why = sb_error_text(&err);
                 sb_error_clear(&err);
                 set(p, false, "%s", why ? why : "systemd unreachable");
@@ -247,8 +248,8 @@ void host_probe_systemd(struct host_probe *p)
                 set(p, false, "systemd %s is too old to delegate a scope (244 or later)", version);
                 return;
         }
-        set(p, true, "systemd %s over the system bus: --systemd-cgroup makes delegated scopes",
-            version);
+        set(p, true, "systemd %s over %s: --systemd-cgroup makes delegated scopes", version,
+            direct ? "its private socket" : "the system bus");
 }
 
 int host_probe_cgroups(const struct operator_policy *policy, enum host_status *status,

@@ -230,22 +230,47 @@ assert_limits() {
         [ "$(systemctl show -P ActiveState sbt.slice)" = inactive ]
 }
 
-@test "systemd driver: without a reachable system bus, create fails naming it and leaves nothing" {
+# no_private_socket CMD...: CMD in a mount namespace where systemd's private
+# socket is /dev/null (a connect there is refused), so sbrun must go through
+# the system bus, as a caller other than root does.
+no_private_socket() {
+        unshare -m --propagation private sh -c 'mount --bind /dev/null /run/systemd/private && exec "$@"' sh "$@"
+}
+
+@test "systemd driver: without its private socket or a reachable system bus, create fails naming it and leaves nothing" {
         limited_bundle
-        DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bus run sbrun --systemd-cgroup create -b "$BUNDLE" "$ID"
+        DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/bus run no_private_socket "$SBRUN" --root "$ROOT" \
+                --systemd-cgroup create -b "$BUNDLE" "$ID"
         [ "$status" -ne 0 ]
         [[ $output == *"--systemd-cgroup: cannot connect to systemd over the system bus"* ]]
         assert_unit_gone
         assert_no_leftovers "$ID"
 }
 
-@test "systemd driver: features says systemd, and check names the driver" {
+@test "systemd driver: as root it talks to systemd's private socket; without it, over the system bus, with the same limits and cleanup" {
+        run sbrun check
+        [ "$status" -eq 0 ]
+        [[ $output == *$'\n'"systemd "*" ok "*"systemd $(systemctl --version | awk 'NR == 1 { print $2 }')"*"over its private socket"* ]]
+        run no_private_socket "$SBRUN" check
+        [ "$status" -eq 0 ]
+        [[ $output == *$'\n'"systemd "*" ok "*"over the system bus"* ]]
+
+        # The system bus end to end: the scope's limits in force before the
+        # first instruction, and nothing left after run.
+        limited_bundle
+        set_cmd 'cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max'
+        run no_private_socket "$SBRUN" --root "$ROOT" --systemd-cgroup run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = 67108864 ]
+        [ "${lines[1]}" = 32 ]
+        assert_unit_gone
+        assert_no_leftovers "$ID"
+}
+
+@test "systemd driver: features says systemd" {
         run sbrun features
         [ "$status" -eq 0 ]
         [ "$(jq -r .linux.cgroup.systemd <<<"$output")" = true ]
-        run sbrun check
-        [ "$status" -eq 0 ]
-        [[ $output == *$'\n'"systemd "*" ok "*"systemd $(systemctl --version | awk 'NR == 1 { print $2 }')"*"over the system bus"* ]]
 }
 
 @test "systemd driver: 100 parallel run lifecycles (SBRUN_SYSTEMD_PARALLEL), 10 at a time: no failure, no unit left" {
