@@ -38,8 +38,7 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
 
 /* LSM, RDT and idmap support are fixed by sbrun's design, not chosen per
  * build, so struct oci_features carries no fields for them: cgroup v2 only,
- * through cgroupfs or, when built with libsystemd, systemd's system
- * manager (no systemd --user driver); AppArmor profiles and SELinux
+ * through cgroupfs or systemd's system manager (no systemd --user driver); AppArmor profiles and SELinux
  * labels where the host enables them (spec/floor_lsm.h), as runc reports
  * what it supports; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
  * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped

@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages="
         build-essential autoconf automake libtool pkg-config
         musl-tools linux-libc-dev
-        libyajl-dev libseccomp-dev libcap-dev libcmocka-dev libsystemd-dev
+        libyajl-dev libseccomp-dev libcap-dev libcmocka-dev
         dbus
         bubblewrap busybox-static bats jq clang-format
         clang libclang-rt-14-dev

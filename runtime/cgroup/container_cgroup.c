@@ -109,8 +109,6 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                                "linux.cgroupsPath: \"%s\": with --systemd-cgroup the container's "
                                "unit is a scope: a name that is a slice (%s) is not supported",
                                l->cgroups_path, cc->unit);
-        if (systemd_driver_require(err) < 0)
-                return -1;
         cc->id = strdup(id);
         if (cc->id == NULL)
                 return sb_fail(err, ENOMEM, "linux.cgroupsPath");

@@ -1,11 +1,10 @@
 #include "runtime/cgroup/systemd_scope.h"
 
-#include "config.h"
-
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/cgroup/systemd_props.h"
+#include "runtime/dbus/dbus_connection.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,80 +60,42 @@ void systemd_holder_end(struct systemd_holder *h)
         h->pid = 0;
 }
 
-#ifdef HAVE_SYSTEMD
-
-#include <systemd/sd-bus.h>
-#include <time.h>
-
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 #define SD_UNIT "org.freedesktop.systemd1.Unit"
+#define DBUS_PROPERTIES "org.freedesktop.DBus.Properties"
 /* systemd's own bound on a method call is 25 s; a job may queue behind
  * others (a busy manager under emulation takes seconds). */
-#define JOB_TIMEOUT_US (60ULL * 1000 * 1000)
-
-bool systemd_driver_built(void)
-{
-        return true;
-}
-
-int systemd_driver_require(struct sb_error *err)
-{
-        (void)err;
-        return 0;
-}
-
-static void bus_unrefp(sd_bus **bus)
-{
-        if (*bus)
-                sd_bus_flush_close_unref(*bus);
-}
-static void msg_unrefp(sd_bus_message **m)
-{
-        sd_bus_message_unref(*m);
-}
-static void slot_unrefp(sd_bus_slot **s)
-{
-        sd_bus_slot_unref(*s);
-}
-#define _cleanup_bus_ __attribute__((cleanup(bus_unrefp)))
-#define _cleanup_msg_ __attribute__((cleanup(msg_unrefp)))
-#define _cleanup_slot_ __attribute__((cleanup(slot_unrefp)))
-#define _cleanup_bus_error_ __attribute__((cleanup(sd_bus_error_free)))
-
-/* A D-Bus failure: systemd's own words when it gave any. */
-static int bus_fail(struct sb_error *err, int r, const sd_bus_error *e, const char *what,
-                    const char *unit)
-{
-        if (e != NULL && sd_bus_error_is_set(e))
-                return sb_fail(err, 0, "systemd: %s %s: %s", what, unit,
-                               e->message ? e->message : e->name);
-        return sb_fail(err, r < 0 ? -r : EIO, "systemd: %s %s", what, unit);
-}
+#define JOB_TIMEOUT_MS (60 * 1000)
 
 /* systemd's own socket, as systemctl uses it as root: a direct connection,
  * so each call is one round trip to PID 1 instead of two through
  * dbus-daemon, with no Hello or AddMatch calls, and systemd sends its
  * signals to every direct connection unasked (no Subscribe). */
-#define SD_PRIVATE_ADDRESS "unix:path=/run/systemd/private"
+#define SD_PRIVATE_SOCKET "/run/systemd/private"
+#define SYSTEM_BUS_SOCKET "/run/dbus/system_bus_socket"
 
-static int bus_open_private(sd_bus **bus)
+struct sd_bus {
+        struct dbus_conn conn;
+        bool direct; /* systemd's private socket, not the system bus */
+};
+
+static void sd_bus_closep(struct sd_bus *b)
 {
-        sd_bus *b = NULL;
-        int r = sd_bus_new(&b);
-
-        if (r >= 0)
-                r = sd_bus_set_address(b, SD_PRIVATE_ADDRESS);
-        if (r >= 0)
-                r = sd_bus_start(b);
-        if (r < 0) {
-                sd_bus_unref(b);
-                return r;
-        }
-        *bus = b;
-        return 0;
+        dbus_conn_close(&b->conn);
 }
+static void msg_releasep(struct dbus_message *m)
+{
+        dbus_message_release(m);
+}
+static void writer_releasep(struct dbus_writer *w)
+{
+        dbus_writer_release(w);
+}
+#define _cleanup_sd_bus_ __attribute__((cleanup(sd_bus_closep)))
+#define _cleanup_msg_ __attribute__((cleanup(msg_releasep)))
+#define _cleanup_writer_ __attribute__((cleanup(writer_releasep)))
 
 /* Whether we are root of the initial user namespace: systemd accepts only
  * uid 0 (as it sees it) on its private socket, and root of another user
@@ -154,51 +115,111 @@ static bool initial_root(void)
                outside == 0 && count == 4294967295UL;
 }
 
-/* *direct: the connection is systemd's private one (see above). */
-static int bus_open(sd_bus **bus, bool *direct, struct sb_error *err)
+/* The system bus: $DBUS_SYSTEM_BUS_ADDRESS as libdbus and sd-bus read it
+ * (a unix path only), else the well-known socket. */
+static int system_bus_path(const char **path, struct sb_error *err)
 {
-        int r;
+        const char *a = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+        *path = SYSTEM_BUS_SOCKET;
+        if (a == NULL || *a == '\0')
+                return 0;
+        if (strncmp(a, "unix:path=", 10) != 0 || strpbrk(a + 10, ",;") != NULL)
+                return sb_fail(err, EINVAL,
+                               "DBUS_SYSTEM_BUS_ADDRESS=%s: only a unix:path= address is supported",
+                               a);
+        *path = a + 10;
+        return 0;
+}
+
+static int bus_open(struct sd_bus *b, struct sb_error *err)
+{
+        struct sb_error ignored = { 0 };
+        const char *path;
 
         /* Anyone but root, or a systemd that has no such socket, is reached
          * through the system bus. */
-        *direct = initial_root() && bus_open_private(bus) == 0;
-        if (*direct)
+        b->direct = initial_root() && dbus_conn_open(&b->conn, SD_PRIVATE_SOCKET, false,
+                                                     JOB_TIMEOUT_MS, &ignored) == 0;
+        sb_error_clear(&ignored);
+        if (b->direct)
                 return 0;
-        r = sd_bus_open_system(bus);
-        if (r < 0)
-                return sb_fail(err, -r,
-                               "--systemd-cgroup: cannot connect to systemd over the system bus "
-                               "(is systemd PID 1 and D-Bus running? without systemd, run "
-                               "without --systemd-cgroup)");
+        if (system_bus_path(&path, err) < 0 ||
+            dbus_conn_open(&b->conn, path, true, JOB_TIMEOUT_MS, err) < 0)
+                return sb_error_prefix(
+                        err, "--systemd-cgroup: cannot connect to systemd over the system "
+                             "bus (is systemd PID 1 and D-Bus running? without systemd, "
+                             "run without --systemd-cgroup)");
         return 0;
+}
+
+/* A call to systemd (destination named on the bus only). 0: the return in
+ * *reply; 1: systemd's error in *reply; -1: no answer (err). */
+static int sd_call(struct sd_bus *b, const char *path, const char *iface, const char *member,
+                   const char *sig, const struct dbus_writer *body, struct dbus_message *reply,
+                   struct sb_error *err)
+{
+        struct dbus_call_head h = {
+                .destination = b->direct ? NULL : SD_DEST,
+                .path = path,
+                .interface = iface,
+                .member = member,
+                .signature = sig,
+        };
+        return dbus_call(&b->conn, &h, body, JOB_TIMEOUT_MS, reply, err);
+}
+
+/* A call whose error reply is a failure: "systemd: WHAT UNIT: its words". */
+static int sd_call_ok(struct sd_bus *b, const char *member, const char *sig,
+                      const struct dbus_writer *body, struct dbus_message *reply, const char *what,
+                      const char *unit, struct sb_error *err)
+{
+        int r = sd_call(b, SD_PATH, SD_MANAGER, member, sig, body, reply, err);
+
+        if (r < 0)
+                return sb_error_prefix(err, "systemd: %s %s", what, unit);
+        if (r == 1)
+                return sb_fail(err, 0, "systemd: %s %s: %s", what, unit, dbus_error_text(reply));
+        return 0;
+}
+
+static bool error_is(const struct dbus_message *m, const char *name)
+{
+        return m->error_name != NULL && strcmp(m->error_name, name) == 0;
 }
 
 struct job_wait {
         const char *path; /* the job we wait for, once known */
         char *result;
+        bool done;
         /* Jobs removed before the call that queued ours returned. */
         char *early[8][2];
         size_t n_early;
 };
 
-static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+static void on_signal(const struct dbus_message *m, void *data)
 {
-        struct job_wait *w = userdata;
-        uint32_t id;
+        struct job_wait *w = data;
+        struct dbus_reader r;
         const char *path, *unit, *result;
+        uint32_t id;
 
-        (void)ret_error;
-        if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
-                return 0;
+        if (strcmp(m->interface, SD_MANAGER) != 0 || strcmp(m->member, "JobRemoved") != 0)
+                return;
+        dbus_reader_init(&r, m);
+        if (!dbus_get_u32(&r, &id) || !dbus_get_string(&r, &path) || !dbus_get_string(&r, &unit) ||
+            !dbus_get_string(&r, &result))
+                return;
         if (w->path != NULL) {
-                if (w->result == NULL && strcmp(path, w->path) == 0)
+                if (w->result == NULL && strcmp(path, w->path) == 0) {
                         w->result = strdup(result);
+                        w->done = true;
+                }
         } else if (w->n_early < 8) {
                 w->early[w->n_early][0] = strdup(path);
                 w->early[w->n_early][1] = strdup(result);
                 w->n_early++;
         }
-        return 0;
 }
 
 static void job_wait_release(struct job_wait *w)
@@ -210,62 +231,75 @@ static void job_wait_release(struct job_wait *w)
         free(w->result);
 }
 
-static unsigned long long now_us(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-}
-
 /* Watch for JobRemoved before the call that queues the job. On the system
  * bus systemd broadcasts a job's JobRemoved when the client that queued it
  * is still connected, and every signal while any client is subscribed; the
  * Subscribe keeps the first true for systemd versions that track no
- * requester. A direct connection's messages carry no sender: match none. */
-static int watch_jobs(sd_bus *bus, bool direct, sd_bus_slot **slot, struct job_wait *w,
-                      struct sb_error *err)
+ * requester. A direct connection gets every signal unasked. */
+static int watch_jobs(struct sd_bus *b, struct job_wait *w, struct sb_error *err)
 {
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r = sd_bus_match_signal(bus, slot, direct ? NULL : SD_DEST, SD_PATH, SD_MANAGER,
-                                    "JobRemoved", on_job_removed, w);
+        _cleanup_writer_ struct dbus_writer match = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
+        struct dbus_message sub = { 0 };
+        int r;
 
-        if (r < 0)
-                return bus_fail(err, r, NULL, "watch the jobs for", "");
-        if (direct)
+        b->conn.on_signal = on_signal;
+        b->conn.signal_data = w;
+        if (b->direct)
                 return 0;
-        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &e, NULL, "");
+        dbus_put_string(&match, "type='signal',sender='" SD_DEST "',path='" SD_PATH
+                                "',interface='" SD_MANAGER "',member='JobRemoved'");
+        struct dbus_call_head h = {
+                .destination = "org.freedesktop.DBus",
+                .path = "/org/freedesktop/DBus",
+                .interface = "org.freedesktop.DBus",
+                .member = "AddMatch",
+                .signature = "s",
+        };
+        r = dbus_call(&b->conn, &h, &match, JOB_TIMEOUT_MS, &reply, err);
+        if (r != 0)
+                return r < 0 ? sb_error_prefix(err, "systemd: watch the jobs") :
+                               sb_fail(err, 0, "systemd: watch the jobs: %s",
+                                       dbus_error_text(&reply));
+        r = sd_call(b, SD_PATH, SD_MANAGER, "Subscribe", NULL, NULL, &sub, err);
         /* A second job on the same connection (the slices after the scope). */
-        if (r < 0 && !sd_bus_error_has_name(&e, "org.freedesktop.systemd1.AlreadySubscribed"))
-                return bus_fail(err, r, &e, "subscribe to", "the manager");
-        return 0;
+        if (r == 1 && error_is(&sub, "org.freedesktop.systemd1.AlreadySubscribed"))
+                r = 0;
+        if (r != 0) {
+                if (r == 1)
+                        sb_fail(err, 0, "systemd: subscribe to the manager: %s",
+                                dbus_error_text(&sub));
+                else
+                        sb_error_prefix(err, "systemd: subscribe to the manager");
+        }
+        dbus_message_release(&sub);
+        return r == 0 ? 0 : -1;
 }
 
-/* Wait for JobRemoved of job path, then judge its result. */
-static int wait_job(sd_bus *bus, struct job_wait *w, const char *path, const char *what,
-                    const char *unit, struct sb_error *err)
+/* The job path a StartUnit-like call returned, then wait for its
+ * JobRemoved and judge its result. */
+static int wait_job(struct sd_bus *b, struct job_wait *w, const struct dbus_message *reply,
+                    const char *what, const char *unit, struct sb_error *err)
 {
-        unsigned long long deadline = now_us() + JOB_TIMEOUT_US;
+        struct dbus_reader r;
+        const char *path;
 
+        dbus_reader_init(&r, reply);
+        if (!dbus_get_string(&r, &path))
+                return sb_fail(err, EBADMSG, "systemd: %s %s: no job in the answer", what, unit);
         w->path = path;
         for (size_t i = 0; i < w->n_early && w->result == NULL; i++) {
-                if (w->early[i][0] && strcmp(w->early[i][0], path) == 0)
+                if (w->early[i][0] && strcmp(w->early[i][0], path) == 0) {
                         w->result = w->early[i][1] ? strdup(w->early[i][1]) : NULL;
+                        w->done = w->result != NULL;
+                }
         }
-        while (w->result == NULL) {
-                int r = sd_bus_process(bus, NULL);
-                if (r < 0)
-                        return bus_fail(err, r, NULL, what, unit);
-                if (r > 0)
-                        continue;
-                unsigned long long now = now_us();
-                if (now >= deadline)
-                        return sb_fail(err, ETIMEDOUT,
-                                       "systemd: %s %s: its job did not finish within %llu s", what,
-                                       unit, JOB_TIMEOUT_US / 1000000);
-                r = sd_bus_wait(bus, deadline - now);
-                if (r < 0 && r != -EINTR)
-                        return bus_fail(err, r, NULL, what, unit);
+        if (dbus_wait_signals(&b->conn, &w->done, JOB_TIMEOUT_MS, err) < 0) {
+                if (err->errnum == ETIMEDOUT)
+                        return sb_error_prefix(err,
+                                               "systemd: %s %s: its job did not finish within %d s",
+                                               what, unit, JOB_TIMEOUT_MS / 1000);
+                return sb_error_prefix(err, "systemd: %s %s", what, unit);
         }
         if (strcmp(w->result, "done") != 0)
                 return sb_fail(err, 0,
@@ -274,97 +308,100 @@ static int wait_job(sd_bus *bus, struct job_wait *w, const char *path, const cha
         return 0;
 }
 
-static int append_props(sd_bus_message *m, const struct systemd_props *props)
+static void put_prop_string(struct dbus_writer *m, const char *name, const char *sig,
+                            const char *value)
+{
+        dbus_struct_open(m);
+        dbus_put_string(m, name);
+        dbus_variant_open(m, sig);
+        dbus_put_string(m, value);
+}
+
+static void put_prop_bool(struct dbus_writer *m, const char *name, bool value)
+{
+        dbus_struct_open(m);
+        dbus_put_string(m, name);
+        dbus_variant_open(m, "b");
+        dbus_put_bool(m, value);
+}
+
+static void append_props(struct dbus_writer *m, const struct systemd_props *props)
 {
         for (size_t i = 0; i < props->n; i++) {
                 const struct systemd_prop *p = &props->items[i];
-                int r;
+                dbus_struct_open(m);
+                dbus_put_string(m, p->name);
                 if (p->type == SYSTEMD_PROP_U64) {
-                        r = sd_bus_message_append(m, "(sv)", p->name, "t", p->u64);
+                        dbus_variant_open(m, "t");
+                        dbus_put_u64(m, p->u64);
                 } else {
-                        r = sd_bus_message_open_container(m, 'r', "sv");
-                        if (r >= 0)
-                                r = sd_bus_message_append(m, "s", p->name);
-                        if (r >= 0)
-                                r = sd_bus_message_open_container(m, 'v', "ay");
-                        if (r >= 0)
-                                r = sd_bus_message_append_array(m, 'y', p->bits, p->n_bits);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(m);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(m);
+                        dbus_variant_open(m, "ay");
+                        dbus_array_open(m, 1);
+                        for (size_t j = 0; j < p->n_bits; j++)
+                                dbus_put_byte(m, p->bits[j]);
+                        dbus_array_close(m);
                 }
-                if (r < 0)
-                        return r;
         }
-        return 0;
 }
 
 int systemd_scope_start(const char *unit, const char *slice, const char *description,
                         const struct systemd_props *props, pid_t pid, bool *made,
                         struct sb_error *err)
 {
-        _cleanup_bus_ sd_bus *bus = NULL;
-        _cleanup_slot_ sd_bus_slot *slot = NULL;
-        _cleanup_msg_ sd_bus_message *m = NULL, *reply = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
         struct job_wait w = { 0 };
-        const char *job;
-        bool direct;
         int r, ret = -1;
 
         *made = false;
-        if (bus_open(&bus, &direct, err) < 0 || watch_jobs(bus, direct, &slot, &w, err) < 0)
+        if (bus_open(&b, err) < 0 || watch_jobs(&b, &w, err) < 0)
                 goto out;
-        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
-                                           "StartTransientUnit");
+        dbus_put_string(&m, unit);
         /* "fail": a job that conflicts with one queued (a stop of the same
          * slice) fails this create instead of cancelling the other. */
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ss", unit, "fail");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "(sv)");
+        dbus_put_string(&m, "fail");
+        dbus_array_open(&m, 8);
+        put_prop_string(&m, "Description", "s", description);
+        put_prop_string(&m, "Slice", "s", slice);
+        put_prop_bool(&m, "Delegate", true);
         /* CollectMode: systemd unloads the unit when it stops, failed or
          * not, so that no failed scope stays listed after the container. */
-        if (r >= 0)
-                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)", "Description", "s",
-                                          description, "Slice", "s", slice, "Delegate", "b", 1,
-                                          "CollectMode", "s", "inactive-or-failed", "PIDs", "au", 1,
-                                          (uint32_t)pid);
+        put_prop_string(&m, "CollectMode", "s", "inactive-or-failed");
+        dbus_struct_open(&m);
+        dbus_put_string(&m, "PIDs");
+        dbus_variant_open(&m, "au");
+        dbus_array_open(&m, 4);
+        dbus_put_u32(&m, (uint32_t)pid);
+        dbus_array_close(&m);
         /* The controllers the limits need, in the scope and its slices. */
-        if (r >= 0)
-                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)", "MemoryAccounting", "b", 1,
-                                          "CPUAccounting", "b", 1, "IOAccounting", "b", 1,
-                                          "TasksAccounting", "b", 1);
-        if (r >= 0)
-                r = append_props(m, props);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "a(sa(sv))", 0);
-        if (r < 0) {
-                bus_fail(err, r, NULL, "build the start of", unit);
-                goto out;
-        }
-        r = sd_bus_call(bus, m, JOB_TIMEOUT_US, &e, &reply);
-        if (r < 0 && sd_bus_error_has_name(&e, "org.freedesktop.systemd1.UnitExists")) {
+        put_prop_bool(&m, "MemoryAccounting", true);
+        put_prop_bool(&m, "CPUAccounting", true);
+        put_prop_bool(&m, "IOAccounting", true);
+        put_prop_bool(&m, "TasksAccounting", true);
+        append_props(&m, props);
+        dbus_array_close(&m);
+        dbus_array_open(&m, 8); /* no auxiliary units */
+        dbus_array_close(&m);
+        r = sd_call(&b, SD_PATH, SD_MANAGER, "StartTransientUnit", "ssa(sv)a(sa(sv))", &m, &reply,
+                    err);
+        if (r == 1 && error_is(&reply, "org.freedesktop.systemd1.UnitExists")) {
                 sb_fail(err, 0,
                         "linux.cgroupsPath: systemd unit %s exists already (another "
                         "container's?): %s",
-                        unit, e.message ? e.message : e.name);
+                        unit, dbus_error_text(&reply));
+                goto out;
+        }
+        if (r == 1) {
+                sb_fail(err, 0, "systemd: start %s: %s", unit, dbus_error_text(&reply));
                 goto out;
         }
         if (r < 0) {
-                bus_fail(err, r, &e, "start", unit);
+                sb_error_prefix(err, "systemd: start %s", unit);
                 goto out;
         }
         *made = true;
-        r = sd_bus_message_read(reply, "o", &job);
-        if (r < 0) {
-                bus_fail(err, r, NULL, "start", unit);
-                goto out;
-        }
-        ret = wait_job(bus, &w, job, "start", unit, err);
+        ret = wait_job(&b, &w, &reply, "start", unit, err);
 out:
         job_wait_release(&w);
         return ret;
@@ -372,78 +409,65 @@ out:
 
 int systemd_scope_update(const char *unit, const struct systemd_props *props, struct sb_error *err)
 {
-        _cleanup_bus_ sd_bus *bus = NULL;
-        _cleanup_msg_ sd_bus_message *m = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        bool direct;
-        int r;
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
 
-        if (bus_open(&bus, &direct, err) < 0)
+        if (bus_open(&b, err) < 0)
                 return -1;
-        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_MANAGER,
-                                           "SetUnitProperties");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "sb", unit, 1);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "(sv)");
-        if (r >= 0)
-                r = append_props(m, props);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r < 0)
-                return bus_fail(err, r, NULL, "build the update of", unit);
-        r = sd_bus_call(bus, m, JOB_TIMEOUT_US, &e, NULL);
-        if (r < 0)
-                return bus_fail(err, r, &e, "set the properties of", unit);
-        return 0;
+        dbus_put_string(&m, unit);
+        dbus_put_bool(&m, true); /* runtime only, as systemctl set-property --runtime */
+        dbus_array_open(&m, 8);
+        append_props(&m, props);
+        dbus_array_close(&m);
+        return sd_call_ok(&b, "SetUnitProperties", "sba(sv)", &m, &reply, "set the properties of",
+                          unit, err);
 }
 
-static bool no_such_unit(const sd_bus_error *e)
+static bool no_such_unit(const struct dbus_message *m)
 {
-        return sd_bus_error_has_name(e, "org.freedesktop.systemd1.NoSuchUnit") ||
-               sd_bus_error_has_name(e, "org.freedesktop.systemd1.LoadFailed");
+        return error_is(m, "org.freedesktop.systemd1.NoSuchUnit") ||
+               error_is(m, "org.freedesktop.systemd1.LoadFailed");
 }
 
 /* Stop name and wait; a unit that is not there is stopped already. */
-static int stop_unit(sd_bus *bus, bool direct, const char *name, const char *mode,
-                     struct sb_error *err)
+static int stop_unit(struct sd_bus *b, const char *name, const char *mode, struct sb_error *err)
 {
-        _cleanup_slot_ sd_bus_slot *slot = NULL;
-        _cleanup_msg_ sd_bus_message *reply = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
         struct job_wait w = { 0 };
-        const char *job;
         int r, ret = -1;
 
-        if (watch_jobs(bus, direct, &slot, &w, err) < 0)
+        if (watch_jobs(b, &w, err) < 0)
                 goto out;
-        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit", &e, &reply, "ss",
-                               name, mode);
-        if (r < 0) {
-                if (no_such_unit(&e))
-                        ret = 0;
-                else
-                        bus_fail(err, r, &e, "stop", name);
-                goto out;
-        }
-        r = sd_bus_message_read(reply, "o", &job);
-        if (r < 0) {
-                bus_fail(err, r, NULL, "stop", name);
-                goto out;
-        }
-        ret = wait_job(bus, &w, job, "stop", name, err);
+        dbus_put_string(&m, name);
+        dbus_put_string(&m, mode);
+        r = sd_call(b, SD_PATH, SD_MANAGER, "StopUnit", "ss", &m, &reply, err);
+        if (r == 1 && no_such_unit(&reply))
+                ret = 0;
+        else if (r == 1)
+                sb_fail(err, 0, "systemd: stop %s: %s", name, dbus_error_text(&reply));
+        else if (r < 0)
+                sb_error_prefix(err, "systemd: stop %s", name);
+        else
+                ret = wait_job(b, &w, &reply, "stop", name, err);
 out:
+        b->conn.on_signal = NULL;
+        b->conn.signal_data = NULL;
         job_wait_release(&w);
         return ret;
 }
 
-static void reset_failed(sd_bus *bus, const char *name)
+static void reset_failed(struct sd_bus *b, const char *name)
 {
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
+        struct sb_error ignored = { 0 };
 
         /* Not failed, or already unloaded (CollectMode): nothing to reset. */
-        (void)sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "ResetFailedUnit", &e, NULL,
-                                 "s", name);
+        dbus_put_string(&m, name);
+        (void)sd_call(b, SD_PATH, SD_MANAGER, "ResetFailedUnit", "s", &m, &reply, &ignored);
+        sb_error_clear(&ignored);
 }
 
 /* Whether dir (a slice's cgroup) holds no cgroup below it: then no unit is
@@ -464,34 +488,55 @@ static bool cgroup_dir_empty(const char *dir)
         return true;
 }
 
+/* A property of the unit at object path: *reply holds its variant, and
+ * *r is a reader at its value of type sig. */
+static bool get_property(struct sd_bus *b, const char *path, const char *name, const char *sig,
+                         struct dbus_message *reply, struct dbus_reader *r)
+{
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        struct sb_error ignored = { 0 };
+
+        dbus_put_string(&m, SD_UNIT);
+        dbus_put_string(&m, name);
+        int rc = sd_call(b, path, DBUS_PROPERTIES, "Get", "ss", &m, reply, &ignored);
+        sb_error_clear(&ignored);
+        if (rc != 0)
+                return false;
+        dbus_reader_init(r, reply);
+        return dbus_get_variant(r, sig);
+}
+
 /* Whether slice is one systemd made only because a unit named it (no unit
  * file, not transient): then the scope's start made it and it goes too. */
-static bool implicit_slice(sd_bus *bus, const char *slice)
+static bool implicit_slice(struct sd_bus *b, const char *slice)
 {
-        _cleanup_msg_ sd_bus_message *reply = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *fragment = NULL;
-        const char *path;
-        int transient = 0;
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message unit = { 0 }, fragment = { 0 }, transient = { 0 };
+        struct sb_error ignored = { 0 };
+        struct dbus_reader r;
+        const char *path, *file;
+        bool is_transient = true;
 
-        if (sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "GetUnit", &e, &reply, "s",
-                               slice) < 0 ||
-            sd_bus_message_read(reply, "o", &path) < 0)
+        dbus_put_string(&m, slice);
+        int rc = sd_call(b, SD_PATH, SD_MANAGER, "GetUnit", "s", &m, &unit, &ignored);
+        sb_error_clear(&ignored);
+        if (rc != 0)
                 return false;
-        if (sd_bus_get_property_string(bus, SD_DEST, path, SD_UNIT, "FragmentPath", &e, &fragment) <
-                    0 ||
-            *fragment != '\0')
+        dbus_reader_init(&r, &unit);
+        if (!dbus_get_string(&r, &path))
                 return false;
-        return sd_bus_get_property_trivial(bus, SD_DEST, path, SD_UNIT, "Transient", &e, 'b',
-                                           &transient) >= 0 &&
-               !transient;
+        if (!get_property(b, path, "FragmentPath", "s", &fragment, &r) ||
+            !dbus_get_string(&r, &file) || *file != '\0')
+                return false;
+        return get_property(b, path, "Transient", "b", &transient, &r) &&
+               dbus_get_bool(&r, &is_transient) && !is_transient;
 }
 
 /* Stop each slice above the scope, innermost first, that is empty and
  * implicit. cgroup_path is the scope's directory: its parent is the
  * innermost slice's ("a.slice/a-b.slice/x.scope": a-b.slice, then a.slice),
  * and a slice's name loses its last "-part" one level up. */
-static void stop_made_slices(sd_bus *bus, bool direct, const char *slice, const char *cgroup_path)
+static void stop_made_slices(struct sd_bus *b, const char *slice, const char *cgroup_path)
 {
         _cleanup_free_ char *name = strdup(slice), *dir = strdup(cgroup_path);
         struct sb_error ignored = { 0 };
@@ -502,15 +547,15 @@ static void stop_made_slices(sd_bus *bus, bool direct, const char *slice, const 
                 if ((cut = strrchr(dir, '/')) == NULL || cut == dir)
                         return;
                 *cut = '\0';
-                if (!cgroup_dir_empty(dir) || !implicit_slice(bus, name))
+                if (!cgroup_dir_empty(dir) || !implicit_slice(b, name))
                         return;
-                if (stop_unit(bus, direct, name, "fail", &ignored) < 0) {
+                if (stop_unit(b, name, "fail", &ignored) < 0) {
                         _cleanup_free_ char *text = sb_error_text(&ignored);
                         sb_warn("%s", text ? text : "systemd: stop a slice");
                         sb_error_clear(&ignored);
                         return;
                 }
-                reset_failed(bus, name);
+                reset_failed(b, name);
                 if ((cut = strrchr(name, '-')) == NULL)
                         return;
                 strcpy(cut, ".slice");
@@ -520,79 +565,46 @@ static void stop_made_slices(sd_bus *bus, bool direct, const char *slice, const 
 int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_path,
                        struct sb_error *err)
 {
-        _cleanup_bus_ sd_bus *bus = NULL;
-        bool direct;
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
 
-        if (bus_open(&bus, &direct, err) < 0)
+        if (bus_open(&b, err) < 0)
                 return -1;
         /* No ResetFailedUnit: the scope was started with CollectMode
          * inactive-or-failed, so systemd unloads it as it stops, failed
          * or not; there is no failed state left to reset. */
-        if (stop_unit(bus, direct, unit, "replace", err) < 0)
+        if (stop_unit(&b, unit, "replace", err) < 0)
                 return -1;
         if (slice != NULL && cgroup_path != NULL)
-                stop_made_slices(bus, direct, slice, cgroup_path);
+                stop_made_slices(&b, slice, cgroup_path);
         return 0;
 }
 
 int systemd_probe(char **version, bool *direct, struct sb_error *err)
 {
-        _cleanup_bus_ sd_bus *bus = NULL;
-        _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-        int r;
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
+        struct dbus_reader r;
+        const char *v;
 
-        if (bus_open(&bus, direct, err) < 0)
-                return -1;
-        r = sd_bus_get_property_string(bus, SD_DEST, SD_PATH, SD_MANAGER, "Version", &e, version);
-        if (r < 0)
-                return bus_fail(err, r, &e, "read the version of", "the manager");
-        return 0;
-}
-
-#else /* !HAVE_SYSTEMD */
-
-#define NOT_BUILT                                                                          \
-        "--systemd-cgroup: this sbrun was built without the systemd cgroup driver "        \
-        "(configure found no libsystemd: install libsystemd-dev and build again), or run " \
-        "without --systemd-cgroup"
-
-bool systemd_driver_built(void)
-{
-        return false;
-}
-
-int systemd_driver_require(struct sb_error *err)
-{
-        return sb_fail(err, 0, NOT_BUILT);
-}
-
-int systemd_scope_start(const char *unit, const char *slice, const char *description,
-                        const struct systemd_props *props, pid_t pid, bool *made,
-                        struct sb_error *err)
-{
-        (void)unit, (void)slice, (void)description, (void)props, (void)pid;
-        *made = false;
-        return sb_fail(err, 0, NOT_BUILT);
-}
-
-int systemd_scope_update(const char *unit, const struct systemd_props *props, struct sb_error *err)
-{
-        (void)unit, (void)props;
-        return sb_fail(err, 0, NOT_BUILT);
-}
-
-int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_path,
-                       struct sb_error *err)
-{
-        (void)unit, (void)slice, (void)cgroup_path;
-        return sb_fail(err, 0, NOT_BUILT);
-}
-
-int systemd_probe(char **version, bool *direct, struct sb_error *err)
-{
         *version = NULL;
-        *direct = false;
-        return sb_fail(err, 0, NOT_BUILT);
+        if (bus_open(&b, err) < 0)
+                return -1;
+        *direct = b.direct;
+        dbus_put_string(&m, SD_MANAGER);
+        dbus_put_string(&m, "Version");
+        int rc = sd_call(&b, SD_PATH, DBUS_PROPERTIES, "Get", "ss", &m, &reply, err);
+        if (rc < 0)
+                return sb_error_prefix(err, "systemd: read the version of the manager");
+        if (rc == 1)
+                return sb_fail(err, 0, "systemd: read the version of the manager: %s",
+                               dbus_error_text(&reply));
+        dbus_reader_init(&r, &reply);
+        if (!dbus_get_variant(&r, "s") || !dbus_get_string(&r, &v))
+                return sb_fail(err, EBADMSG, "systemd: read the version of the manager: %s",
+                               "not a string");
+        *version = strdup(v);
+        if (*version == NULL)
+                return sb_fail(err, ENOMEM, "systemd: read the version of the manager");
+        return 0;
 }
-
-#endif

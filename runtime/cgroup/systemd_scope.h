@@ -9,8 +9,8 @@
  * joins it through cgroup.procs as with cgroupfs. The holder ends once the
  * init is in; a scope whose last process exits is stopped by systemd.
  *
- * Built only with libsystemd (configure --with-systemd); without it every
- * call fails naming what is missing. */
+ * systemd is spoken to by sbrun's own D-Bus client (runtime/dbus/), so
+ * the driver is always built in and sbrun stays static. */
 #ifndef SB_SYSTEMD_SCOPE_H
 #define SB_SYSTEMD_SCOPE_H
 
@@ -23,11 +23,6 @@ struct systemd_props;
 /* The state marker (oci/state.h) naming the container's scope. */
 #define SYSTEMD_UNIT_MARKER "systemd-unit"
 #define SYSTEMD_SLICE_MARKER "systemd-slice"
-
-/* Whether this sbrun was built with the driver; _require fails naming
- * what is missing when not. */
-bool systemd_driver_built(void);
-int systemd_driver_require(struct sb_error *err);
 
 /* Start unit (a ".scope") in slice with Delegate=yes, props and pid as its
  * process, and wait until systemd's job for it is done. *made: systemd took

@@ -7,7 +7,6 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/features.h"
-#include "runtime/cgroup/systemd_scope.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 
@@ -188,7 +187,7 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                 .seccomp_known_flags = known_flags,
                 .annotation_keys = annotations,
                 .unsafe_annotations = unsafe_annotations,
-                .cgroup_systemd = systemd_driver_built(),
+                .cgroup_systemd = true,
         };
         _cleanup_free_ char *json = oci_features_to_json(&features, err);
 

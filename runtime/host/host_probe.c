@@ -234,10 +234,6 @@ void host_probe_systemd(struct host_probe *p)
         _cleanup_free_ char *version = NULL;
         bool direct = false;
 
-        if (!systemd_driver_built()) {
-                set(p, false, "--systemd-cgroup unavailable: sbrun was built without libsystemd");
-                return;
-        }
         if (systemd_probe(&version, &direct, &err) < 0) {
                 _cleanup_free_ char *why = sb_error_text(&err);
                 sb_error_clear(&err);

@@ -442,8 +442,7 @@ linux.mountExtensions.idmap.enabled'
                 grep -v '^annotations\.' | grep -Ev '\.[0-9]+$'); do
                 [[ " $(echo $FEATURES_PATHS) " == *" $p "* ]] || fail "features: \"$p\" is not in runtime-spec 1.2.0"
         done
-        # What sbrun does: every hook, cgroup v2 through cgroupfs and, when
-        # built with libsystemd (the suite's build is: tests/install-deps.sh),
+        # What sbrun does: every hook, cgroup v2 through cgroupfs and
         # systemd's system manager (tests/vm/systemd_cgroup.bats), seccomp,
         # AppArmor and SELinux labels (tests/integration/lsm.bats); no RDT, no
         # idmapped mounts.

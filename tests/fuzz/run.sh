@@ -12,7 +12,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-all=(config process policy state floor seccomp mounts)
+all=(config process policy state floor seccomp mounts dbus)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 build=${SBRUN_FUZZ_BUILDDIR:-/tmp/sbrun-fuzz-build}
