@@ -95,9 +95,12 @@ device_policy() {
         # the first half of an && list.
         [ "$usage" -gt 0 ]
         [ "$usage" -le 67108864 ]
-        # Within a MiB of the file (the container is idle).
-        [ $((usage - mem_before)) -lt 1048576 ]
-        [ $((mem_before - usage)) -lt 1048576 ]
+        # Within a quarter of the file, at most a MiB (the container is
+        # idle): it holds less than a MiB, where a MiB alone lets through a
+        # usage an eighth of the file's.
+        local slack=$((mem_before / 4 < 1048576 ? mem_before / 4 : 1048576))
+        [ $((usage - mem_before)) -lt "$slack" ]
+        [ $((mem_before - usage)) -lt "$slack" ]
         jq -e '.data.memory.raw | has("anon") and has("file")' <<<"$output"
         jq -e '.data.cpu.usage.total > 0' <<<"$output"
 }
