@@ -88,19 +88,23 @@ device_policy() {
         [ "$(jq -r .data.pids.current <<<"$output")" = "$(cat "$cg/pids.current")" ]
         [ "$(jq -r .data.pids.limit <<<"$output")" = 50 ]
         [ "$(jq -r .data.memory.usage.limit <<<"$output")" = 67108864 ]
-        local usage
+        local usage mem_after
         usage=$(jq -r .data.memory.usage.usage <<<"$output")
-        echo "memory.current before: $mem_before, events: $usage, after: $(cat "$cg/memory.current")"
+        mem_after=$(cat "$cg/memory.current")
+        echo "memory.current before: $mem_before, events: $usage, after: $mem_after"
         # Each its own command: bats fails a test on a failed command, not on
         # the first half of an && list.
         [ "$usage" -gt 0 ]
         [ "$usage" -le 67108864 ]
-        # Within a quarter of the file, at most a MiB (the container is
-        # idle): it holds less than a MiB, where a MiB alone lets through a
-        # usage an eighth of the file's.
-        local slack=$((mem_before / 4 < 1048576 ? mem_before / 4 : 1048576))
-        [ $((usage - mem_before)) -lt "$slack" ]
-        [ $((mem_before - usage)) -lt "$slack" ]
+        # Between the file's readings before and after, give or take a
+        # quarter, at most a MiB (the container is idle): it holds less than
+        # a MiB, where a MiB alone lets through a usage an eighth of the
+        # file's.
+        local lo=$((mem_before < mem_after ? mem_before : mem_after))
+        local hi=$((mem_before > mem_after ? mem_before : mem_after))
+        local slack=$((lo / 4 < 1048576 ? lo / 4 : 1048576))
+        [ $((usage - hi)) -lt "$slack" ]
+        [ $((lo - usage)) -lt "$slack" ]
         jq -e '.data.memory.raw | has("anon") and has("file")' <<<"$output"
         jq -e '.data.cpu.usage.total > 0' <<<"$output"
 }
