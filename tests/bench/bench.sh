@@ -8,11 +8,12 @@
 #   SBRUN_BENCH_LANE=host|vm|vm-systemd|all (default all)   which lanes
 #   SBRUN_BENCH_ARGS="..."                       options for run.sh in both
 #                                                 lanes (e.g. "--rounds 3")
+#   SBRUN_BENCH_VM_LOCATIONS="tmpfs ext4 9p"    the VM lane's bundle locations
 #   SBRUN_BENCH_VM_ARGS="..."                    options for the VM lane only
 #                                                 (default "--rounds 3 --runs 10":
 #                                                 the guest runs under TCG)
 #
-# Results: $SBRUN_BUILDDIR/tests/bench-results/{host,vm,vm-systemd}/ (results.json,
+# Results: $SBRUN_BUILDDIR/tests/bench-results/{host,vm,vm-ext4,vm-9p,vm-systemd}/ (results.json,
 # table.txt, bench.png). Exits non-zero only if a lane could not run.
 set -uo pipefail
 
@@ -48,13 +49,16 @@ if [ "$lane" != host ]; then
         guests=(vm vm-systemd)
         [ "$lane" = all ] || guests=("$lane")
         for g in "${guests[@]}"; do
-                boot=()
+                boot=() where=()
+                # The busybox guest measures each bundle location
+                # (vm-bench.sh --locations): results vm, vm-ext4, vm-9p.
+                [ "$g" = vm ] && where=(--locations "${SBRUN_BENCH_VM_LOCATIONS:-tmpfs ext4 9p}")
                 [ "$g" = vm-systemd ] && boot=(--systemd)
                 # shellcheck disable=SC2086 # word lists
                 (cd "$results" && SBRUN_VM_TIMEOUT=${SBRUN_VM_TIMEOUT:-3000} \
                         "$SBRUN_SRCDIR/tests/vm/run.sh" ${boot[@]+"${boot[@]}"} --share "$results" \
                         -e SBRUN="$vm_bin/sbrun" -e SBRUN_SRCDIR="$SBRUN_SRCDIR" -e SBRUN_BUILDDIR="$results" \
-                        "$here/vm-bench.sh" --out "$results/$g" ${SBRUN_BENCH_ARGS:-} \
+                        "$here/vm-bench.sh" ${where[@]+"${where[@]}"} --out "$results/$g" ${SBRUN_BENCH_ARGS:-} \
                         ${SBRUN_BENCH_VM_ARGS:---rounds 3 --runs 10}) </dev/null || rc=1
         done
         rm -rf "$vm_bin"

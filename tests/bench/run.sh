@@ -3,6 +3,7 @@
 # bwrap and unshare, on one generated bundle; then the scale cases.
 #
 #   tests/bench/run.sh [--tiny] [--rounds N] [--runs N] [--out DIR] [--no-scale]
+#                      [--bundle-in DIR]
 #
 # Options:
 #   --tiny       one round of 3 runs, scale cases at 5 containers and 20 state
@@ -12,6 +13,9 @@
 #   --runs N     timed runs per command and round (default 20)
 #   --out DIR    where results go (default $SBRUN_BUILDDIR/tests/bench-results/LANE)
 #   --no-scale   leave out the scale cases
+#   --bundle-in DIR  make the bundle in DIR (default: the bench's temp dir),
+#                so that its file system is the one measured (vm-bench.sh
+#                --locations: tmpfs, ext4, 9p); results.json names it
 # Environment: SBRUN (default $SBRUN_BUILDDIR/sbrun), SBRUN_BUILDDIR,
 # SBRUN_SRCDIR. In the VM lane (SBRUN_VM=1, see vm-bench.sh) every runtime
 # gets a real cgroup v2 cgroup and sbrun runs with no policy. In a guest whose
@@ -34,7 +38,7 @@ lane=host
 [ "${SBRUN_VM:-0}" = 1 ] && lane=vm
 [ "$lane" = vm ] && [ "$(cat /proc/1/comm)" = systemd ] && lane=vm-systemd
 
-tiny=0 rounds=5 runs=20 out="" scale=1 inner=0
+tiny=0 rounds=5 runs=20 out="" scale=1 inner=0 bundle_in=""
 args=("$@")
 while [ $# -gt 0 ]; do
         case $1 in
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
         --runs) runs=$2 && shift ;;
         --out) out=$2 && shift ;;
         --no-scale) scale=0 ;;
+        --bundle-in) bundle_in=$2 && shift ;;
         --inner) inner=1 ;;
         -h | --help)
                 sed -n '2,/^set -euo/{/^set/d;s/^# \{0,1\}//;p}' "$0"
@@ -100,12 +105,15 @@ cleanup() {
                         delete --force "$id" >/dev/null 2>&1 || true
         done
         rm -rf --one-file-system "$work"
+        [ -z "$bundle_in" ] || rm -rf "${bundle:-}"
 }
 trap cleanup EXIT
 
 # ---- the bundle: the same config.json for every runtime ----------------------
 bundle=$work/bundle
+[ -z "$bundle_in" ] || bundle=$(mktemp -d "$bundle_in/sbrun-bench-bundle.XXXXXX")
 mkdir -p "$bundle"
+bundle_fs=$(findmnt -n -o FSTYPE --target "$bundle")
 "$SBRUN_SRCDIR/tests/lib/make-rootfs.sh" "$work/rootfs-cache" >/dev/null
 cp -a "$work/rootfs-cache" "$bundle/rootfs"
 # runc's starter spec, with no terminal, /bin/true, a read-only root and a
@@ -341,7 +349,7 @@ versions=$(jq -n --arg sbrun "$("$SBRUN" --version 2>&1 | head -n 1)" \
 jq -n --arg lane "$lane" --argjson rounds "$rounds" --argjson runs "$runs" \
         --argjson tiny "$tiny" --argjson masked "$hybrid_masked" \
         --argjson versions "$versions" --argjson scale "$scale_json" \
-        --arg date "$(date -u +%FT%TZ)" --arg cpus "$(nproc)" '
+        --arg date "$(date -u +%FT%TZ)" --arg cpus "$(nproc)" --arg bundle_fs "$bundle_fs" '
         def median: sort | if length == 0 then null
                 elif length % 2 == 1 then .[length / 2 | floor]
                 else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -349,7 +357,7 @@ jq -n --arg lane "$lane" --argjson rounds "$rounds" --argjson runs "$runs" \
         def rounds_of(c): [inputs | select(.case == c) | .r];
         {lane: $lane, date: $date, cpus: ($cpus | tonumber), rounds: $rounds,
          runs: $runs, tiny: ($tiny == 1), hybrid_controllers_masked: $masked,
-         versions: $versions, scale: $scale}' >"$out/head.json"
+         bundle_fs: $bundle_fs, versions: $versions, scale: $scale}' >"$out/head.json"
 for f in "$out"/raw/*-round*.json; do
         c=$(basename "$f" | sed 's/-round.*//')
         jq -c --arg c "$c" '{case: $c, r: (.results | map({key: .command, value: (.times | map(. * 1000))}) | from_entries)}' "$f"
@@ -380,7 +388,7 @@ rm -f "$out/head.json" "$out/rounds.jsonl"
 # ---- the table --------------------------------------------------------------
 jq -r '
         def f: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
-        "sbrun bench, \(.lane) lane, \(.rounds) round(s) x \(.runs) runs, \(.date), \(.cpus) CPUs",
+        "sbrun bench, \(.lane) lane, \(.rounds) round(s) x \(.runs) runs, \(.date), \(.cpus) CPUs, bundle on \(.bundle_fs)",
         "",
         (.cases | to_entries | sort_by({run: 0, cycle: 1, podman: 2}[.key] // 9)[]
           | .key as $c | .value as $v |
