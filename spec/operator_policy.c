@@ -36,9 +36,9 @@ const char *operator_policy_text(const struct operator_policy *policy)
 }
 
 /* Anyone who can write the file could switch enforcement off: the owner
- * must be root and nobody else may write it. Checked on the open fd, so
- * a swap after the check changes nothing. */
-static int check_owner(int fd, const char *path, struct sb_error *err)
+ * must be the host's root and nobody else may write it. Checked on the
+ * open fd, so a swap after the check changes nothing. */
+static int check_owner(int fd, const char *path, uid_t host_root, struct sb_error *err)
 {
         struct stat st;
 
@@ -46,11 +46,57 @@ static int check_owner(int fd, const char *path, struct sb_error *err)
                 return sb_fail(err, errno, "policy %s", path);
         if (!S_ISREG(st.st_mode))
                 return sb_fail(err, 0, "policy %s: not a regular file; refused", path);
-        if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        if (st.st_uid != host_root || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
                 return sb_fail(err, 0,
                                "policy %s: must be owned by root and not writable by group "
                                "or others (owner uid %u, mode %04o); refused",
                                path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
+static int check_dir(int fd, const char *path, uid_t host_root, struct sb_error *err)
+{
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return sb_fail(err, errno, "policy directory %s", path);
+        if (st.st_uid != host_root || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+                return sb_fail(err, 0,
+                               "policy directory %s: must be the host root's and writable by "
+                               "nobody else (owner uid %u, mode %04o); refused",
+                               path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
+/* In a user namespace that does not map the host's root: the file is opened
+ * through /etc and /etc/sbrun, each checked (see operator_policy_load).
+ * Returns -1 on a refusal; 0 with *fd the file, or -1 and errno set when it
+ * cannot be opened. */
+static int open_in_policy_dir(const char *file, uid_t host_root, int *fd, struct sb_error *err)
+{
+        const size_t dir_len = strlen(OPERATOR_POLICY_DIR);
+        const char *name = file + dir_len + 1;
+        _cleanup_close_ int etc = -1, dir = -1;
+
+        *fd = -1;
+        if (strncmp(file, OPERATOR_POLICY_DIR "/", dir_len + 1) != 0 || name[0] == '\0' ||
+            strchr(name, '/') != NULL)
+                return sb_fail(err, 0,
+                               "policy %s: in a user namespace that does not map the host's "
+                               "root (rootless), only a policy in %s/ is read: the owner of a "
+                               "file elsewhere cannot be told from any other user's; refused",
+                               file, OPERATOR_POLICY_DIR);
+        etc = open("/etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (etc < 0)
+                return sb_fail(err, errno, "policy directory /etc");
+        if (check_dir(etc, "/etc", host_root, err) < 0)
+                return -1;
+        dir = openat(etc, OPERATOR_POLICY_DIR + 5, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir < 0)
+                return 0; /* errno: ENOENT is the built-in default */
+        if (check_dir(dir, OPERATOR_POLICY_DIR, host_root, err) < 0)
+                return -1;
+        *fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
         return 0;
 }
 
@@ -140,22 +186,27 @@ int operator_policy_parse(const char *text, size_t len, const char *origin,
         return 0;
 }
 
-int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err)
+int operator_policy_load(const char *path, uid_t host_root, struct operator_policy *policy,
+                         struct sb_error *err)
 {
         const char *file = path ? path : OPERATOR_POLICY_PATH;
-        _cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_close_ int fd = -1;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
 
         memset(policy, 0, sizeof(*policy));
         policy->cgroups_enforce = true;
         policy->profile = POLICY_STANDARD;
+        if (host_root == 0)
+                fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        else if (open_in_policy_dir(file, host_root, &fd, err) < 0)
+                return -1;
         if (fd < 0) {
                 if (errno == ENOENT && path == NULL)
                         return 0; /* no file: the built-in default */
                 return sb_fail(err, errno, "policy %s", file);
         }
-        if (check_owner(fd, file, err) < 0)
+        if (check_owner(fd, file, host_root, err) < 0)
                 return -1;
         if (sb_read_fd(fd, POLICY_MAX_BYTES, &text, &len, err) < 0)
                 return sb_error_prefix(err, "policy %s", file);

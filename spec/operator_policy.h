@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "spec/policy_profile_id.h"
 
@@ -58,10 +59,22 @@ struct operator_policy {
         char *text;              /* the file as read; NULL for the built-in default */
 };
 
+#define OPERATOR_POLICY_DIR "/etc/sbrun"
+
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in
  * default; an explicit path must exist). The file must be a regular file
- * owned by root and not writable by group or others, or it is refused. */
-int operator_policy_load(const char *path, struct operator_policy *policy, struct sb_error *err);
+ * owned by the host's root and not writable by group or others, or it is
+ * refused, so that no user can write their own opt-out.
+ *
+ * host_root is the uid the host's root shows as to the caller: 0, or in a
+ * user namespace that does not map it (rootless podman's) the kernel's
+ * overflow uid, which every other unmapped user shows as too. Then the
+ * owner alone proves nothing, so the file must also be in
+ * OPERATOR_POLICY_DIR, and that directory and its parent owned by
+ * host_root and writable by nobody else: only the host's root can have put
+ * a file there. */
+int operator_policy_load(const char *path, uid_t host_root, struct operator_policy *policy,
+                         struct sb_error *err);
 
 /* The same from the text of a policy (origin names it in errors); sets
  * neither source nor text. On error *policy holds nothing to release. */

@@ -51,15 +51,6 @@ static const struct template_mount default_mounts[] = {
           (const char *const[]){ "nosuid", "noexec", "nodev", "relatime", "ro", NULL } },
 };
 
-/* A user namespace whose owner is not host root may not mount a fresh sysfs
- * for the host's network namespace; runc binds the host's /sys read-only. */
-static const struct template_mount rootless_sys_mount = {
-        "/sys",
-        "none",
-        "/sys",
-        (const char *const[]){ "rbind", "nosuid", "noexec", "nodev", "ro", NULL },
-};
-
 /* runc adds "cgroup" only on a cgroup v2 host; sbrun supports nothing else,
  * so it is always there. It stays in the rootless variant (as in runc): the
  * cgroup2 mount at /sys/fs/cgroup needs a cgroup namespace owned by the
@@ -134,8 +125,6 @@ static void write_mounts(struct json_writer *w, bool rootless)
         jw_kv_array_begin(w, "mounts");
         for (size_t i = 0; i < sizeof(default_mounts) / sizeof(default_mounts[0]); i++) {
                 const struct template_mount *m = &default_mounts[i];
-                if (rootless && strcmp(m->type, "sysfs") == 0)
-                        m = &rootless_sys_mount;
                 write_mount(w, m, rootless);
         }
         jw_array_end(w);
@@ -152,14 +141,15 @@ static void write_id_mapping(struct json_writer *w, const char *key, unsigned lo
         jw_array_end(w);
 }
 
+/* runc's rootless template keeps the host's network namespace (nobody
+ * without host root can wire a new one to the outside). sbrun keeps the new
+ * one: the floor refuses the host's, and the template must pass the floor as
+ * `sbrun spec`'s does; a user who wants a network gives the container one
+ * made by slirp4netns or pasta (README.md, Rootless). */
 static void write_namespaces(struct json_writer *w, bool rootless)
 {
         jw_kv_array_begin(w, "namespaces");
         for (const char *const *ns = default_namespaces; *ns != NULL; ns++) {
-                /* Without host root there is nobody to wire a new network
-                 * namespace to the outside; runc keeps the host's. */
-                if (rootless && strcmp(*ns, "network") == 0)
-                        continue;
                 jw_object_begin(w);
                 jw_kv_string(w, "type", *ns);
                 jw_object_end(w);
@@ -178,22 +168,26 @@ static void write_linux(struct json_writer *w, bool rootless, uid_t uid, gid_t g
         if (rootless) {
                 write_id_mapping(w, "uidMappings", (unsigned long)uid);
                 write_id_mapping(w, "gidMappings", (unsigned long)gid);
-        } else {
-                /* Rootless drops resources as runc does: an unprivileged caller
-                 * has no device cgroup to write. */
-                jw_kv_object_begin(w, "resources");
+        }
+        jw_kv_object_begin(w, "resources");
+        /* Rootless has no device list, as runc's: an unprivileged caller
+         * cannot attach a device program to a cgroup, and in its user
+         * namespace only the nodes bound into /dev can be opened anyway. */
+        if (!rootless) {
                 jw_kv_array_begin(w, "devices");
                 jw_object_begin(w);
                 jw_kv_bool(w, "allow", false);
                 jw_kv_string(w, "access", "rwm");
                 jw_object_end(w);
                 jw_array_end(w);
-                /* The standard floor's pids ceiling, asked for up front. */
-                jw_kv_object_begin(w, "pids");
-                jw_kv_int(w, "limit", policy_profile_get(POLICY_STANDARD)->ceilings.pids);
-                jw_object_end(w);
-                jw_object_end(w);
         }
+        /* The standard floor's pids ceiling, asked for up front (runc's
+         * rootless template has no resources; sbrun's keeps this one, so
+         * that the floor has nothing to add). */
+        jw_kv_object_begin(w, "pids");
+        jw_kv_int(w, "limit", policy_profile_get(POLICY_STANDARD)->ceilings.pids);
+        jw_object_end(w);
+        jw_object_end(w);
         write_namespaces(w, rootless);
         /* runc's list, and the TPM that current runc masks too. */
         jw_kv_array_begin(w, "maskedPaths");

@@ -60,6 +60,10 @@ sb_setup() {
         chmod 0755 "$TEST_DIR"
         ROOT=$TEST_DIR/state
         mkdir -m 0700 "$ROOT"
+        # A rootless runtime (tests/rootless/sbrun-as-user) keeps its state
+        # in a root it owns, or refuses it, and writes its log and files
+        # beside it; the policy files the tests write stay root's.
+        [ -z "${SBRUN_AS_USER:-}" ] || chown "$SBRUN_AS_USER:" "$TEST_DIR" "$ROOT"
         BUNDLE=$TEST_DIR/bundle
         ID=$(new_id)
         SB_POLICY=$(sb_policy)
@@ -317,7 +321,14 @@ make_bundle() {
         mkdir -p "$dir"
         cp -a "$SBRUN_ROOTFS" "$dir/rootfs"
         rm -f "$dir/rootfs/.sbrun-rootfs-complete"
-        (cd "$dir" && sbrun spec) || fail "sbrun spec failed in $dir"
+        if [ -n "${SBRUN_AS_USER:-}" ]; then
+                # tests/rootless/sbrun-as-user: the user's own bundle, as a
+                # user unpacks an image (container root is the user).
+                chown -R "$SBRUN_AS_USER:" "$dir"
+                (cd "$dir" && sbrun spec --rootless) || fail "sbrun spec --rootless failed in $dir"
+        else
+                (cd "$dir" && sbrun spec) || fail "sbrun spec failed in $dir"
+        fi
         [ -f "$dir/config.json" ] || fail "sbrun spec wrote no $dir/config.json"
         # Remember the rootfs identity: a process rooted there is a leftover
         # even after the directory is gone.

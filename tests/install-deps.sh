@@ -22,6 +22,7 @@ packages="
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
         podman conmon crun runc
+        uidmap slirp4netns fuse-overlayfs
         strace hyperfine gnuplot-nox
 "
 

@@ -10,10 +10,13 @@
 #               systemd (tests/vm/run.sh --systemd), in the same background
 #               job right after vm's guest ends: never two guests at once
 #   unit        the cmocka binaries of the build tree (tests/unit/test_*)
-#   integration, adversarial, engines, faults, selftest, ...
+#   integration, adversarial, engines, faults, rootless, selftest, ...
 #               each directory of bats files under tests/ (but vm), under a
 #               child subreaper so that containers made by `sbrun create`
-#               are reaped
+#               are reaped (tests/rootless: sbrun run by a user the tests make)
+#   adversarial-rootless
+#               tests/adversarial again, sbrun run by an unprivileged user
+#               (tests/rootless/with-user.sh)
 #   bench       tests/bench/run.sh --tiny, one test
 #   format      clang-format, one test
 #   fuzz        each libFuzzer harness for SBRUN_FUZZ_SECONDS
@@ -58,7 +61,8 @@ LANES_DIR=$SBRUN_TEST_TMP
 # Wall-time budgets in seconds (over budget is said, never failed: the
 # machines are shared). The whole run must stay under 60 minutes on a
 # 2-core machine: the VM lane runs beside all the others.
-declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [engines]=600
+declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
+        [rootless]=300 [engines]=600
         [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=420
         [asan]=1500 [vm]=3000 [vm-systemd]=900 [leftovers]=30)
 
@@ -286,7 +290,9 @@ unit_lane
 
 # --- bats lanes -----------------------------------------------------------------
 
-# bats_lane NAME PATH...: one lane of bats files or directories.
+# bats_lane NAME PATH...: one lane of bats files or directories, run
+# under the command in lane_wrapper if it names one.
+lane_wrapper=()
 bats_lane() {
         local name=$1 start=$SECONDS log rc
         shift
@@ -294,7 +300,7 @@ bats_lane() {
         bats_names "$@" >"$LANES_DIR/$name.plan"
         echo "# $name (bats, $(grep -c '' "$LANES_DIR/$name.plan") tests)"
         if [ "$setup_ok" -eq 1 ]; then
-                "$SUBREAPER" --reap bats --tap "$@" </dev/null 2>&1 | tee "$log"
+                "$SUBREAPER" --reap "${lane_wrapper[@]}" bats --tap "$@" </dev/null 2>&1 | tee "$log"
                 rc=${PIPESTATUS[0]}
         else
                 bats --tap "$@" </dev/null 2>&1 | tee "$log"
@@ -326,6 +332,21 @@ for dir in "${dirs[@]}"; do
         bats_lane "$name" "$dir"
         host_lanes+=("$name")
 done
+
+# The floor's attack suite again, with sbrun run by an unprivileged user
+# the wrapper makes and removes (tests/rootless/with-user.sh): every
+# guarantee of the floor holds rootless too.
+if [ "$role" = all ]; then
+        if [[ $exclude == *" rootless "* ]] || [[ $exclude == *" adversarial "* ]]; then
+                lane_skipped adversarial-rootless "$(bats_names "$SBRUN_SRCDIR/tests/adversarial" | grep -c '')" \
+                        "SBRUN_BATS_EXCLUDE"
+        else
+                lane_wrapper=("$SBRUN_SRCDIR/tests/rootless/with-user.sh")
+                bats_lane adversarial-rootless "$SBRUN_SRCDIR/tests/adversarial"
+                lane_wrapper=()
+                host_lanes+=(adversarial-rootless)
+        fi
+fi
 
 if [ "$role" = all ]; then
         # --- the bench, once at a tiny size -------------------------------------
@@ -483,6 +504,18 @@ leftovers() {
         awk -v d="$t/" 'index($5, d) == 1 { print "mount " $5 }' /proc/self/mountinfo
         find "$t" -mindepth 3 -maxdepth 3 -path "$t/test.*/state/*" -printf 'state %p\n' 2>/dev/null
         grep -lsF -- "$t/" "$DEFAULT_ROOT"/*/state.json 2>/dev/null | sed 's|^|default state root: |'
+        # The rootless tests' users (tests/rootless/rootless.bash): gone,
+        # with their processes, runtime directories, subordinate ids and
+        # systemd units.
+        local user uid
+        while read -r user uid; do
+                getent passwd "$user" >/dev/null && echo "user $user still exists"
+                grep -qs "^$user:" /etc/subuid /etc/subgid && echo "subordinate ids of $user"
+                [ -e "/run/user/$uid" ] && echo "runtime directory /run/user/$uid"
+                [ -e "/var/lib/systemd/linger/$user" ] && echo "linger file of $user"
+                awk -v u="$uid" '/^Uid:/ && $2 == u { split(FILENAME, p, "/"); print "process " p[3] " of user " u }' \
+                        /proc/[0-9]*/status 2>/dev/null
+        done < <(cat "$t/rootless.users" 2>/dev/null)
 }
 
 start=$SECONDS

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/cgroup/cgroup_root.h"
+#include "runtime/host/rootless.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -84,9 +85,12 @@ static int systemd_path(const char *cgroups_path, const char *id, char **out, ch
 {
         _cleanup_free_ char *spec = NULL, *slice_dir = NULL;
         const char *shown = cgroups_path;
+        /* A rootless caller's manager is its systemd --user, whose units go
+         * to user.slice by default (as runc's rootless default parent). */
+        const char *slice = rootless_detect() ? "user.slice" : "system.slice";
 
         if (cgroups_path == NULL || *cgroups_path == '\0') {
-                if (asprintf(&spec, "system.slice:sbrun:%s", id) < 0)
+                if (asprintf(&spec, "%s:sbrun:%s", slice, id) < 0)
                         return sb_fail(err, ENOMEM, FIELD);
         } else {
                 spec = strdup(cgroups_path);
@@ -104,7 +108,7 @@ static int systemd_path(const char *cgroups_path, const char *id, char **out, ch
         *name++ = '\0';
         if (*name == '\0' || strchr(name, '/') || strchr(prefix, '/'))
                 return sb_fail(err, 0, FIELD ": \"%s\": invalid unit name", shown ? shown : "");
-        if (expand_slice(*spec ? spec : "system.slice", shown ? shown : "", &slice_dir, err) < 0)
+        if (expand_slice(*spec ? spec : slice, shown ? shown : "", &slice_dir, err) < 0)
                 return -1;
         /* A name that is itself a slice is used as such, as runc does. */
         size_t nlen = strlen(name);
@@ -116,7 +120,7 @@ static int systemd_path(const char *cgroups_path, const char *id, char **out, ch
                 r = asprintf(&unit, "%s%s%s.scope", prefix, *prefix ? "-" : "", name);
         if (r < 0 || asprintf(out, "%s/%s", slice_dir, unit) < 0)
                 return sb_fail(err, ENOMEM, FIELD);
-        if (slice_out && (*slice_out = strdup(*spec ? spec : "system.slice")) == NULL)
+        if (slice_out && (*slice_out = strdup(*spec ? spec : slice)) == NULL)
                 return sb_fail(err, ENOMEM, FIELD);
         if (unit_out)
                 *unit_out = SB_STEAL_PTR(unit);

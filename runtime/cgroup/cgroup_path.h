@@ -14,7 +14,9 @@ struct cgroup_root;
  * - with systemd, "slice:prefix:name" ("system.slice:docker:abc"): the
  *   directory systemd would use, system.slice/docker-abc.scope, with a
  *   warning that no unit is created. Empty slice: system.slice; empty path:
- *   system.slice:sbrun:<id>.
+ *   system.slice:sbrun:<id> (user.slice for a rootless caller, whose
+ *   manager is its systemd --user: container_cgroup_plan puts the path
+ *   below that manager's cgroup).
  * "." and ".." components, newlines and the root cgroup itself are refused.
  * *rel is "a/b" (no leading '/'); caller frees. */
 int cgroup_path_resolve(const struct cgroup_root *root, const char *cgroups_path, const char *id,

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "runtime/host/rootless.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 const char *const cgroup_required_controllers[] = { "cpu", "memory", "pids", NULL };
 
@@ -256,4 +258,21 @@ int cgroup_root_probe(struct cgroup_root *root, char **unusable, struct sb_error
         sb_error_clear(&why);
         cgroup_root_release(root);
         return *unusable ? 0 : sb_fail(err, ENOMEM, "cgroup v2");
+}
+
+int cgroup_root_rootless_writable(struct cgroup_root *root, char **unusable, struct sb_error *err)
+{
+        *unusable = NULL;
+        if (!rootless_detect() || access(root->path, W_OK) == 0)
+                return 0;
+        if (asprintf(unusable,
+                     "cgroup v2: %s is not writable by uid %u (rootless): no cgroup is "
+                     "delegated to this user; run sbrun with --systemd-cgroup under the user's "
+                     "systemd (user@%u.service delegates cpu, memory and pids to it)",
+                     root->path, (unsigned)getuid(), (unsigned)getuid()) < 0) {
+                *unusable = NULL;
+                return sb_fail(err, ENOMEM, "cgroup v2");
+        }
+        cgroup_root_release(root);
+        return 0;
 }

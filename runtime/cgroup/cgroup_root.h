@@ -44,6 +44,15 @@ int cgroup_root_find(struct cgroup_root *root, struct sb_error *err);
  * frees) and *root is released. Only running out of memory fails. */
 int cgroup_root_probe(struct cgroup_root *root, char **unusable, struct sb_error *err);
 
+/* A rootless caller (runtime/host/rootless.h) makes its containers' cgroups
+ * with cgroupfs only where the delegation root is its to write: systemd's
+ * user@UID.service delegates one to a user's own manager, so a sbrun
+ * started within it (systemd-run --user, a user service) finds it; a login
+ * shell's session scope is root's. *unusable is then the reason (caller
+ * frees) and *root is released; 0 and *unusable NULL when root may use it
+ * or the caller is not rootless. Only running out of memory fails. */
+int cgroup_root_rootless_writable(struct cgroup_root *root, char **unusable, struct sb_error *err);
+
 void cgroup_root_release(struct cgroup_root *root);
 
 /* "hybrid v1/v2 host", … */

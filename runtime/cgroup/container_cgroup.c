@@ -8,6 +8,7 @@
 #include "runtime/cgroup/cgroup_path.h"
 #include "runtime/cgroup/systemd_props.h"
 #include "runtime/cgroup/systemd_scope.h"
+#include "runtime/host/rootless.h"
 #include "spec/floor.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
@@ -71,6 +72,22 @@ int container_cgroup_check_path(const struct oci_config *config, const char *id,
         return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
 }
 
+/* A rootless caller's scope is its systemd --user's: the slices are below
+ * that manager's own cgroup (user@UID.service), which is asked for. */
+static int below_user_manager(struct container_cgroup *cc, struct sb_error *err)
+{
+        _cleanup_free_ char *base = NULL;
+        char *rel = NULL;
+
+        if (systemd_manager_cgroup(&base, err) < 0)
+                return -1;
+        if (asprintf(&rel, "%s/%s", base + strspn(base, "/"), cc->rel) < 0)
+                return sb_fail(err, ENOMEM, "linux.cgroupsPath");
+        free(cc->rel);
+        cc->rel = rel;
+        return 0;
+}
+
 int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err)
@@ -87,6 +104,9 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                 return -1;
         if (cgroup_root_probe(&cc->root, &unusable, err) < 0)
                 return -1;
+        if (unusable == NULL && !systemd_cgroup &&
+            cgroup_root_rootless_writable(&cc->root, &unusable, err) < 0)
+                return -1;
         ret = floor_cgroups_decide(policy, config, id, unusable, &cc->unenforced, &report, err);
         floor_report_release(&report);
         if (ret < 0)
@@ -100,6 +120,8 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                 return 0;
         if (cgroup_path_systemd_unit(l ? l->cgroups_path : NULL, id, &cc->slice, &cc->unit, err) <
             0)
+                return -1;
+        if (rootless_detect() && below_user_manager(cc, err) < 0)
                 return -1;
         /* runc makes a slice unit for such a name; sbrun's containers are
          * scopes only (README: differences from runc). */

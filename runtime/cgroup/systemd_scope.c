@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "runtime/cgroup/systemd_props.h"
 #include "runtime/dbus/dbus_connection.h"
+#include "runtime/host/rootless.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -132,13 +133,53 @@ static int system_bus_path(const char **path, struct sb_error *err)
         return 0;
 }
 
+/* A rootless caller's manager is its own systemd --user (user@UID.service,
+ * which delegates cpu, memory and pids to it): its private socket in
+ * $XDG_RUNTIME_DIR, which it opens to its own uid only (the peer's uid as
+ * the host sees it: rootless podman's root is the user there), else the
+ * user's bus. */
+static int user_bus_open(struct sd_bus *b, struct sb_error *err)
+{
+        const char *dir = getenv("XDG_RUNTIME_DIR");
+        const char *a = getenv("DBUS_SESSION_BUS_ADDRESS");
+        struct sb_error ignored = { 0 };
+        _cleanup_free_ char *private = NULL, *bus = NULL;
+
+        if (dir == NULL || dir[0] != '/')
+                return sb_fail(err, 0,
+                               "--systemd-cgroup (rootless): XDG_RUNTIME_DIR is not set: the "
+                               "user's systemd is found there");
+        if (asprintf(&private, "%s/systemd/private", dir) < 0 || asprintf(&bus, "%s/bus", dir) < 0)
+                return sb_fail(err, ENOMEM, "--systemd-cgroup");
+        b->direct = dbus_conn_open(&b->conn, private, false, JOB_TIMEOUT_MS, &ignored) == 0;
+        sb_error_clear(&ignored);
+        if (b->direct)
+                return 0;
+        if (a != NULL && strncmp(a, "unix:path=", 10) == 0 && strpbrk(a + 10, ",;") == NULL) {
+                free(bus);
+                bus = strdup(a + 10);
+                if (bus == NULL)
+                        return sb_fail(err, ENOMEM, "--systemd-cgroup");
+        }
+        if (dbus_conn_open(&b->conn, bus, true, JOB_TIMEOUT_MS, err) < 0)
+                return sb_error_prefix(err,
+                                       "--systemd-cgroup (rootless): cannot connect to the "
+                                       "user's systemd at %s or %s (is systemd --user running "
+                                       "for uid %u? `loginctl enable-linger` starts it without "
+                                       "a login)",
+                                       private, bus, (unsigned)getuid());
+        return 0;
+}
+
 static int bus_open(struct sd_bus *b, struct sb_error *err)
 {
         struct sb_error ignored = { 0 };
         const char *path;
 
-        /* Anyone but root, or a systemd that has no such socket, is reached
-         * through the system bus. */
+        if (rootless_detect())
+                return user_bus_open(b, err);
+        /* Root of the initial user namespace is served on systemd's own
+         * socket; a systemd that has none is reached through the system bus. */
         b->direct = initial_root() && dbus_conn_open(&b->conn, SD_PRIVATE_SOCKET, false,
                                                      JOB_TIMEOUT_MS, &ignored) == 0;
         sb_error_clear(&ignored);
@@ -488,22 +529,37 @@ static bool cgroup_dir_empty(const char *dir)
         return true;
 }
 
-/* A property of the unit at object path: *reply holds its variant, and
- * *r is a reader at its value of type sig. */
-static bool get_property(struct sd_bus *b, const char *path, const char *name, const char *sig,
-                         struct dbus_message *reply, struct dbus_reader *r)
+/* A property (of iface) of the object at path: *reply holds its variant,
+ * and *r is a reader at its value of type sig. */
+static bool get_property(struct sd_bus *b, const char *path, const char *iface, const char *name,
+                         const char *sig, struct dbus_message *reply, struct dbus_reader *r,
+                         struct sb_error *err)
 {
         _cleanup_writer_ struct dbus_writer m = { 0 };
-        struct sb_error ignored = { 0 };
 
-        dbus_put_string(&m, SD_UNIT);
+        dbus_put_string(&m, iface);
         dbus_put_string(&m, name);
-        int rc = sd_call(b, path, DBUS_PROPERTIES, "Get", "ss", &m, reply, &ignored);
-        sb_error_clear(&ignored);
+        int rc = sd_call(b, path, DBUS_PROPERTIES, "Get", "ss", &m, reply, err);
+        if (rc == 1)
+                sb_fail(err, 0, "systemd: read %s: %s", name, dbus_error_text(reply));
         if (rc != 0)
                 return false;
         dbus_reader_init(r, reply);
-        return dbus_get_variant(r, sig);
+        if (!dbus_get_variant(r, sig)) {
+                sb_fail(err, EBADMSG, "systemd: read %s: not of type %s", name, sig);
+                return false;
+        }
+        return true;
+}
+
+static bool unit_property(struct sd_bus *b, const char *path, const char *name, const char *sig,
+                          struct dbus_message *reply, struct dbus_reader *r)
+{
+        struct sb_error ignored = { 0 };
+        bool ok = get_property(b, path, SD_UNIT, name, sig, reply, r, &ignored);
+
+        sb_error_clear(&ignored);
+        return ok;
 }
 
 /* Whether slice is one systemd made only because a unit named it (no unit
@@ -525,10 +581,10 @@ static bool implicit_slice(struct sd_bus *b, const char *slice)
         dbus_reader_init(&r, &unit);
         if (!dbus_get_string(&r, &path))
                 return false;
-        if (!get_property(b, path, "FragmentPath", "s", &fragment, &r) ||
+        if (!unit_property(b, path, "FragmentPath", "s", &fragment, &r) ||
             !dbus_get_string(&r, &file) || *file != '\0')
                 return false;
-        return get_property(b, path, "Transient", "b", &transient, &r) &&
+        return unit_property(b, path, "Transient", "b", &transient, &r) &&
                dbus_get_bool(&r, &is_transient) && !is_transient;
 }
 
@@ -579,32 +635,43 @@ int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_p
         return 0;
 }
 
-int systemd_probe(char **version, bool *direct, struct sb_error *err)
+/* A string property of the manager, copied. */
+static int manager_string(struct sd_bus *b, const char *name, char **out, struct sb_error *err)
 {
-        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
-        _cleanup_writer_ struct dbus_writer m = { 0 };
         _cleanup_msg_ struct dbus_message reply = { 0 };
         struct dbus_reader r;
         const char *v;
+
+        *out = NULL;
+        if (!get_property(b, SD_PATH, SD_MANAGER, name, "s", &reply, &r, err))
+                return -1;
+        if (!dbus_get_string(&r, &v))
+                return sb_fail(err, EBADMSG, "systemd: read %s: not a string", name);
+        *out = strdup(v);
+        return *out ? 0 : sb_fail(err, ENOMEM, "systemd: read %s", name);
+}
+
+int systemd_probe(char **version, bool *direct, struct sb_error *err)
+{
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
 
         *version = NULL;
         if (bus_open(&b, err) < 0)
                 return -1;
         *direct = b.direct;
-        dbus_put_string(&m, SD_MANAGER);
-        dbus_put_string(&m, "Version");
-        int rc = sd_call(&b, SD_PATH, DBUS_PROPERTIES, "Get", "ss", &m, &reply, err);
-        if (rc < 0)
-                return sb_error_prefix(err, "systemd: read the version of the manager");
-        if (rc == 1)
-                return sb_fail(err, 0, "systemd: read the version of the manager: %s",
-                               dbus_error_text(&reply));
-        dbus_reader_init(&r, &reply);
-        if (!dbus_get_variant(&r, "s") || !dbus_get_string(&r, &v))
-                return sb_fail(err, EBADMSG, "systemd: read the version of the manager: %s",
-                               "not a string");
-        *version = strdup(v);
-        if (*version == NULL)
-                return sb_fail(err, ENOMEM, "systemd: read the version of the manager");
+        if (manager_string(&b, "Version", version, err) < 0)
+                return sb_error_prefix(err, "systemd: the version of the manager");
+        return 0;
+}
+
+int systemd_manager_cgroup(char **cgroup, struct sb_error *err)
+{
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
+
+        *cgroup = NULL;
+        if (bus_open(&b, err) < 0)
+                return -1;
+        if (manager_string(&b, "ControlGroup", cgroup, err) < 0)
+                return sb_error_prefix(err, "systemd: the manager's cgroup");
         return 0;
 }

@@ -10,7 +10,9 @@
  * init is in; a scope whose last process exits is stopped by systemd.
  *
  * systemd is spoken to by sbrun's own D-Bus client (runtime/dbus/), so
- * the driver is always built in and sbrun stays static. */
+ * the driver is always built in and sbrun stays static. A rootless caller
+ * (runtime/host/rootless.h) speaks to its own systemd --user instead of
+ * PID 1: its scopes go below user@UID.service, which delegates to it. */
 #ifndef SB_SYSTEMD_SCOPE_H
 #define SB_SYSTEMD_SCOPE_H
 
@@ -48,6 +50,11 @@ int systemd_scope_stop(const char *unit, const char *slice, const char *cgroup_p
  * whether the connection is systemd's private socket (root) rather than
  * the system bus. */
 int systemd_probe(char **version, bool *direct, struct sb_error *err);
+
+/* The cgroup the manager runs its units under, as systemd names it: "" for
+ * PID 1, "/user.slice/user-1000.slice/user@1000.service" for a user's
+ * manager (a rootless caller's; slices are named below it). */
+int systemd_manager_cgroup(char **cgroup, struct sb_error *err);
 
 /* The holder: a child that waits until *release is closed. */
 struct systemd_holder {

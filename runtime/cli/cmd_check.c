@@ -76,13 +76,13 @@ static void check_root(struct check_list *l)
         add(l, "root", host_requirement_status("root", uid == 0), detail);
 }
 
-static void check_bwrap(struct check_list *l)
+static void check_bwrap(struct check_list *l, const struct global_options *global)
 {
         struct sb_error e = { 0 };
         _cleanup_free_ char *version = NULL;
         char *detail = NULL;
 
-        if (bwrap_binary_check(sbrun_bwrap_path, &e) < 0 ||
+        if (bwrap_binary_check(sbrun_bwrap_path, global->host_root, &e) < 0 ||
             bwrap_binary_version(sbrun_bwrap_path, &version, &e) < 0) {
                 add_error(l, "bwrap", &e);
                 return;
@@ -134,14 +134,14 @@ static void check_cgroups(struct check_list *l, const struct operator_policy *po
         add(l, "cgroups", status, detail);
 }
 
-static void check_policy(struct check_list *l, const char *path, struct operator_policy *policy,
-                         bool *loaded)
+static void check_policy(struct check_list *l, const struct global_options *global,
+                         struct operator_policy *policy, bool *loaded)
 {
         struct sb_error e = { 0 };
         char *detail = NULL;
 
         *loaded = false;
-        if (operator_policy_load(path, policy, &e) < 0) {
+        if (operator_policy_load(global->policy_path, global->host_root, policy, &e) < 0) {
                 add(l, "policy", HOST_FAIL, sb_error_text(&e));
                 sb_error_clear(&e);
                 return;
@@ -161,8 +161,8 @@ static void run_checks(const struct global_options *global, struct check_list *l
         bool loaded;
 
         check_root(l);
-        check_policy(l, global->policy_path, &policy, &loaded);
-        check_bwrap(l);
+        check_policy(l, global, &policy, &loaded);
+        check_bwrap(l, global);
         check_namespaces(l);
         check_cgroups(l, loaded ? &policy : NULL);
         if (loaded)

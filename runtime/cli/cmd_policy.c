@@ -6,6 +6,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/host/rootless.h"
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -143,7 +144,8 @@ static int explain_bwrap(const struct oci_config *config, const char *bundle,
                                          .rootfs_fd = rootfs_fd,
                                          .ns = ns,
                                          .binds = binds,
-                                         .dry_run = true };
+                                         .dry_run = true,
+                                         .caller_in_userns = rootless_in_user_namespace() };
         r = bwrap_args_build(&in, &args, &init, &mounts, &cwd, &check);
         strv_release(&args);
         init_mount_list_release(&init);
@@ -230,7 +232,7 @@ static int show(const struct global_options *global, struct sb_error *err)
         struct floor_context ctx;
         struct floor_report report = { 0 };
 
-        if (operator_policy_load(global->policy_path, &policy, err) < 0)
+        if (operator_policy_load(global->policy_path, global->host_root, &policy, err) < 0)
                 return -1;
         if (floor_select(&policy, &empty, global->root, &ctx, &report, err) < 0) {
                 operator_policy_release(&policy);
@@ -317,7 +319,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         struct oci_config *config = oci_config_load_bundle(bundle, err);
         if (config == NULL)
                 return -1;
-        if (operator_policy_load(global->policy_path, &policy, err) < 0) {
+        if (operator_policy_load(global->policy_path, global->host_root, &policy, err) < 0) {
                 oci_config_free(config);
                 return -1;
         }

@@ -1,14 +1,18 @@
 /* sbrun: parse the global options as runc does, then hand over to one command. */
 #include "config.h"
 
+#include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/cli/commands.h"
+#include "runtime/host/rootless.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct command {
         const char *name;
@@ -38,20 +42,45 @@ static const struct command commands[] = {
         { "restore", cmd_not_implemented, "restore (not implemented)" },
 };
 
+/* runc's --rootless auto|true|false. What sbrun may do follows from who
+ * runs it (runtime/host/rootless.h), not from the flag, so a value that
+ * contradicts the caller is an error rather than a promise sbrun cannot
+ * keep: "false" from a user cannot get root, "true" from real root would
+ * not drop it. */
+static int check_rootless(const char *value, struct sb_error *err)
+{
+        bool rootless = rootless_detect();
+
+        if (strcmp(value, "auto") == 0)
+                return 0;
+        if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+                return sb_fail(err, 0, "--rootless: unknown value \"%s\" (auto, true or false)",
+                               value);
+        if ((strcmp(value, "true") == 0) != rootless)
+                return sb_fail(
+                        err, 0,
+                        "--rootless %s: sbrun runs %s here (euid %u%s); leave it out or say auto",
+                        value, rootless ? "rootless" : "as real root", (unsigned)geteuid(),
+                        rootless_in_user_namespace() ? ", in a user namespace" : "");
+        return 0;
+}
+
 static void usage(FILE *out)
 {
         fprintf(out,
                 "usage: sbrun [global options] COMMAND [options] [ID]\n\n"
                 "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n\n"
                 "Global options:\n"
-                "  --root DIR            state directory (default /run/sbrun)\n"
+                "  --root DIR            state directory (default /run/sbrun; rootless:\n"
+                "                        $XDG_RUNTIME_DIR/sbrun)\n"
                 "  --log FILE            append log lines to FILE\n"
                 "  --log-format FORMAT   text or json\n"
                 "  --debug               log debug messages\n"
                 "  --policy FILE         operator policy (default /etc/sbrun/policy.json)\n"
                 "  --systemd-cgroup      the cgroup is a systemd scope (also --cgroup-manager systemd)\n"
                 "  --cgroup-manager M    cgroupfs (default) or systemd\n"
-                "  --rootless            accepted for compatibility\n"
+                "  --rootless MODE       auto (default), true or false: whether the caller is\n"
+                "                        rootless; sbrun finds out, a contradicting value fails\n"
                 "  --version, -v         print the version\n\n"
                 "Commands:\n");
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -123,11 +152,8 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
                         global->systemd_cgroup = true;
                         break;
                 case OPT_ROOTLESS:
-                        /* runc's "auto|true|false": sbrun always runs as root. */
-                        if (strcmp(optarg, "true") == 0)
-                                return sb_fail(
-                                        err, 0,
-                                        "--rootless true: rootless mode is not supported, sbrun runs as root");
+                        if (check_rootless(optarg, err) < 0)
+                                return -1;
                         break;
                 case OPT_CGROUP_MANAGER:
                         if (strcmp(optarg, "cgroupfs") != 0 && strcmp(optarg, "systemd") != 0)
@@ -155,7 +181,8 @@ static int parse_global(int argc, char **argv, struct global_options *global, st
 
 int main(int argc, char **argv)
 {
-        struct global_options global = { .root = "/run/sbrun" };
+        struct global_options global = { .root = NULL };
+        _cleanup_free_ char *default_root = NULL;
         struct sb_error err = { 0 };
         int first;
         int status;
@@ -164,6 +191,18 @@ int main(int argc, char **argv)
         if (first < 0) {
                 sb_log_error(&err);
                 return 1;
+        }
+        global.rootless = rootless_detect();
+        global.in_userns = rootless_in_user_namespace();
+        global.host_root = rootless_host_root_uid();
+        if (global.root == NULL) {
+                default_root = rootless_state_root();
+                if (default_root == NULL) {
+                        sb_fail(&err, ENOMEM, "state root");
+                        sb_log_error(&err);
+                        return 1;
+                }
+                global.root = default_root;
         }
         if (sb_log_open(global.log_path, global.log_json ? SB_LOG_JSON : SB_LOG_TEXT, global.debug,
                         &err) < 0) {

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/container/create_ctx.h"
+#include "runtime/container/global_options.h"
 #include "runtime/sandbox/bwrap_args.h"
 #include "runtime/sandbox/rootfs_path.h"
 
@@ -46,6 +47,7 @@ int create_build_bwrap_args(struct create_ctx *c, struct sb_error *err)
                 .ns = &c->ns,
                 .binds = &c->binds,
                 .preserve_fds = c->preserve_fds,
+                .caller_in_userns = c->global->in_userns,
         };
 
         return bwrap_args_build(&in, &c->bwrap, &c->init_mounts, &c->mounts, &c->cwd, err);

@@ -104,7 +104,13 @@ int create_chown_fifo(struct create_ctx *c, struct state_dir *sd, struct sb_erro
         gid = id_map_to_host(l->gid_mappings, l->n_gid_mappings, 0);
         if (uid < 0 || gid < 0)
                 return sb_fail(err, 0, "linux.uidMappings: container uid and gid 0 must be mapped");
-        if (fchownat(sd->dir_fd, EXEC_FIFO, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) < 0)
-                return sb_fail(err, errno, "chown %s/%s", sd->path, EXEC_FIFO);
-        return 0;
+        if (fchownat(sd->dir_fd, EXEC_FIFO, (uid_t)uid, (gid_t)gid, AT_SYMLINK_NOFOLLOW) == 0)
+                return 0;
+        /* A rootless caller cannot give the fifo to a subordinate id its
+         * container root maps to. It opens the fifo for writing to others
+         * instead: the state directory (0700, the caller's) keeps everyone
+         * else from its path, and the init reaches it through its fd. */
+        if (errno == EPERM && geteuid() != 0 && fchmodat(sd->dir_fd, EXEC_FIFO, 0622, 0) == 0)
+                return 0;
+        return sb_fail(err, errno, "chown %s/%s", sd->path, EXEC_FIFO);
 }

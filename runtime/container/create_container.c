@@ -112,15 +112,16 @@ int container_create(const struct global_options *global, const struct create_re
         int ret = -1;
 
         create_ctx_init(&c);
+        c.global = global;
         result->cgroup_path = NULL;
         result->console_master = -1;
         if (container_id_validate(req->id, err) < 0)
                 goto out;
         /* The program every container is made by: a missing or replaceable
          * one fails before anything exists. */
-        if (bwrap_binary_check(sbrun_bwrap_path, err) < 0)
+        if (bwrap_binary_check(sbrun_bwrap_path, global->host_root, err) < 0)
                 goto out;
-        if (operator_policy_load(global->policy_path, &c.policy, err) < 0)
+        if (operator_policy_load(global->policy_path, global->host_root, &c.policy, err) < 0)
                 goto out;
         if (create_load_bundle(&c, req->bundle, err) < 0)
                 goto out;

@@ -19,7 +19,10 @@
 #include "common/strv.h"
 #include "spec/operator_policy.h"
 
+struct global_options;
+
 struct create_ctx {
+        const struct global_options *global;
         struct operator_policy policy; /* read once: every decision uses the same one */
         struct oci_config *config;
         char *config_text; /* what was parsed, saved as the state's copy */

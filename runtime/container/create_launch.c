@@ -100,10 +100,7 @@ int create_map_user_namespace(struct create_ctx *c, struct sb_error *err)
         close_fd(&c->userns_sync_child);
         if (read(c->userns_sync, &byte, 1) != 1 || byte != HANDSHAKE_USERNS_UNSHARED)
                 return 0; /* the launcher failed: create_wait_ready reports why */
-        if (id_map_write(c->launcher, "uid_map", "linux.uidMappings", l->uid_mappings,
-                         l->n_uid_mappings, err) < 0 ||
-            id_map_write(c->launcher, "gid_map", "linux.gidMappings", l->gid_mappings,
-                         l->n_gid_mappings, err) < 0)
+        if (id_map_user_namespace(c->launcher, l, err) < 0)
                 return -1;
         if (write(c->userns_sync, &mapped, 1) != 1)
                 return sb_fail(err, errno, "user namespace: release the launcher");

@@ -117,7 +117,7 @@ int create_record_pending(struct create_ctx *c, struct state_dir *sd, struct sb_
          * takes the floor from it and the policy: the bundle may change or
          * go while the container lives. */
         if (state_dir_save_config(sd, c->config_text, c->config_len, err) < 0 ||
-            state_dir_save_policy(sd, &c->policy, err) < 0)
+            state_dir_save_policy(sd, &c->policy, c->global, err) < 0)
                 return -1;
         return save_record(c, sd, false, err);
 }

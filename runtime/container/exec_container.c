@@ -403,7 +403,7 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (x.config == NULL)
                 goto out;
         /* exec --cap or a process.json must not reach above the floor. */
-        if (state_dir_load_policy(&sd, global->policy_path, &x.policy, err) < 0 ||
+        if (state_dir_load_policy(&sd, global, &x.policy, err) < 0 ||
             effective_process_apply(x.config, x.process, &x.policy, &x.profile, err) < 0)
                 goto out;
         if (decide_lsm(x.process, x.config->process, err) < 0)

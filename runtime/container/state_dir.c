@@ -6,6 +6,7 @@
 #include "oci/config.h"
 #include "oci/state.h"
 #include "runtime/container/container_id.h"
+#include "runtime/container/global_options.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -38,17 +39,39 @@ static int mkdir_parents(const char *path, mode_t mode)
         return 0;
 }
 
+/* A user who runs sbrun without XDG_RUNTIME_DIR lands on /run/sbrun. */
+static const char *rootless_hint(int e)
+{
+        if ((e == EACCES || e == EPERM || e == EROFS) && geteuid() != 0)
+                return " (running rootless: set XDG_RUNTIME_DIR or give --root)";
+        return "";
+}
+
 static int open_root(const char *root, bool create, struct sb_error *err)
 {
+        struct stat st;
         int fd;
 
         if (root[0] != '/')
                 return sb_fail(err, 0, "--root: \"%s\" must be an absolute path", root);
         if (create && mkdir_parents(root, 0700) < 0)
-                return sb_fail(err, errno, "create state root %s", root);
+                return sb_fail(err, errno, "create state root %s%s", root, rootless_hint(errno));
         fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return sb_fail(err, errno, "open state root %s", root);
+                return sb_fail(err, errno, "open state root %s%s", root, rootless_hint(errno));
+        /* Everything under the root (records, exec.fifo, the seccomp cache)
+         * is trusted by the next command; a root another user owns or may
+         * write into could feed it another container's pid or a BPF program. */
+        if (fstat(fd, &st) < 0)
+                return close(fd), sb_fail(err, errno, "stat state root %s", root);
+        if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+                close(fd);
+                return sb_fail(err, 0,
+                               "state root %s: owned by uid %u with mode %04o; it must be owned "
+                               "by the caller (uid %u) and writable by nobody else",
+                               root, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                               (unsigned)geteuid());
+        }
         return fd;
 }
 
@@ -234,24 +257,47 @@ int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, st
 }
 
 int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
-                          struct sb_error *err)
+                          const struct global_options *global, struct sb_error *err)
 {
         const char *text = operator_policy_text(policy);
-        if (sb_write_file_atomic(sd->dir_fd, POLICY_COPY, text, strlen(text), 0600, err) < 0)
+        const char *source = policy->source ? policy->source : "";
+
+        if (global->rootless)
+                text = source;
+        if (sb_write_file_atomic(sd->dir_fd, global->rootless ? POLICY_SOURCE : POLICY_COPY, text,
+                                 strlen(text), 0600, err) < 0)
                 return sb_error_prefix(err, "state directory %s", sd->path);
         return 0;
 }
 
-int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,
+static int load_policy_source(struct state_dir *sd, const struct global_options *global,
+                              struct operator_policy *policy, struct sb_error *err)
+{
+        _cleanup_close_ int fd =
+                openat(sd->dir_fd, POLICY_SOURCE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ char *path = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return sb_fail(err, errno, "open %s/%s", sd->path, POLICY_SOURCE);
+        if (sb_read_fd(fd, 4096, &path, &len, err) < 0)
+                return sb_error_prefix(err, "%s/%s", sd->path, POLICY_SOURCE);
+        return operator_policy_load(len > 0 ? path : NULL, global->host_root, policy, err);
+}
+
+int state_dir_load_policy(struct state_dir *sd, const struct global_options *global,
                           struct operator_policy *policy, struct sb_error *err)
 {
         _cleanup_free_ char *path = NULL;
 
-        if (faccessat(sd->dir_fd, POLICY_COPY, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
-                return operator_policy_load(fallback_path, policy, err);
+        if (faccessat(sd->dir_fd, POLICY_SOURCE, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return load_policy_source(sd, global, policy, err);
+        if (global->rootless ||
+            (faccessat(sd->dir_fd, POLICY_COPY, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT))
+                return operator_policy_load(global->policy_path, global->host_root, policy, err);
         if (asprintf(&path, "%s/%s", sd->path, POLICY_COPY) < 0)
                 return sb_fail(err, ENOMEM, "policy copy");
-        return operator_policy_load(path, policy, err);
+        return operator_policy_load(path, global->host_root, policy, err);
 }
 
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct sb_error;
+struct global_options;
 struct operator_policy;
 struct oci_state;
 struct oci_config;
@@ -53,10 +54,17 @@ int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, st
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err);
 /* The operator policy the container was created under: its floor holds for
  * every later exec even if the policy file changes or --policy differs.
- * A container created by a sbrun without this file gets the current one. */
+ * A container created by a sbrun without this file gets the current one.
+ *
+ * Rootless, the state directory is the user's, and so would be a copy: the
+ * path the policy was read from is kept instead (POLICY_SOURCE, empty for
+ * the built-in default) and exec reads that file again, under the same
+ * owner rules as create (spec/operator_policy.h). A user who edits the path
+ * gets no more than `--policy` at create would give them. */
+#define POLICY_SOURCE "policy.source"
 int state_dir_save_policy(struct state_dir *sd, const struct operator_policy *policy,
-                          struct sb_error *err);
-int state_dir_load_policy(struct state_dir *sd, const char *fallback_path,
+                          const struct global_options *global, struct sb_error *err);
+int state_dir_load_policy(struct state_dir *sd, const struct global_options *global,
                           struct operator_policy *policy, struct sb_error *err);
 
 /* Remove the directory and everything in it. */

@@ -256,7 +256,8 @@ int host_probe_cgroups(const struct operator_policy *policy, enum host_status *s
         int ret;
 
         *detail = NULL;
-        if (cgroup_root_probe(&root, &unusable, err) < 0)
+        if (cgroup_root_probe(&root, &unusable, err) < 0 ||
+            (unusable == NULL && cgroup_root_rootless_writable(&root, &unusable, err) < 0))
                 return -1;
         if (unusable == NULL && asprintf(&where, "%s (%s; controllers cpu, memory, pids)",
                                          root.path, cgroup_layout_name(root.layout)) < 0)

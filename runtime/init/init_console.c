@@ -44,12 +44,19 @@ static int bind_dev_console(int slave, struct sb_error *err)
 
         if (dev < 0)
                 return sb_fail(err, errno, "resolve /dev");
-        int fd = openat(dev, "console", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 && errno != EEXIST)
-                return sb_fail(err, errno, "create /dev/console");
-        if (fd >= 0)
-                close(fd);
+        /* bwrap's --dev binds the caller's terminal at /dev/console when
+         * stdin is one; that node is only a mount point here, and opening it
+         * for writing would fail where the terminal is another user's (a
+         * rootless sbrun started from root's terminal). */
         _cleanup_close_ int target = openat(dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (target < 0 && errno == ENOENT) {
+                int fd = openat(dev, "console",
+                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd < 0)
+                        return sb_fail(err, errno, "create /dev/console");
+                close(fd);
+                target = openat(dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        }
         if (target < 0)
                 return sb_fail(err, errno, "open /dev/console");
         char dest[64];

@@ -23,6 +23,7 @@ struct bwrap_inputs {
         struct bind_sources *binds; /* held bind sources, passed on as fds */
         int preserve_fds;
         bool dry_run; /* create nothing in the rootfs or a bind source (`policy explain`) */
+        bool caller_in_userns; /* sbrun itself runs in a user namespace (rootless podman) */
 };
 
 /* Append the options to args: the rootfs, the pid namespace, the mounts

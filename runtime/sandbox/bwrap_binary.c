@@ -21,7 +21,8 @@
  * each directory up to / must be root's and changeable by root alone, or
  * sticky (as /tmp), where only the owner of a name, here root, may replace
  * it. */
-static int check_directories(const char *path, const char *real, struct sb_error *err)
+static int check_directories(const char *path, const char *real, uid_t host_root,
+                             struct sb_error *err)
 {
         _cleanup_free_ char *dir = strdup(real);
         struct stat st;
@@ -35,7 +36,7 @@ static int check_directories(const char *path, const char *real, struct sb_error
                         *slash = '\0';
                 if (stat(dir, &st) < 0)
                         return sb_fail(err, errno, "bwrap %s: stat directory %s", path, dir);
-                if (st.st_uid != 0)
+                if (st.st_uid != host_root)
                         return sb_fail(err, 0,
                                        "bwrap %s: directory %s is owned by uid %u, not root: "
                                        "its owner could replace bwrap",
@@ -51,7 +52,7 @@ static int check_directories(const char *path, const char *real, struct sb_error
         return 0;
 }
 
-int bwrap_binary_check(const char *path, struct sb_error *err)
+int bwrap_binary_check(const char *path, uid_t host_root, struct sb_error *err)
 {
         static const char rebuild[] = "(configure fixed this path; install bubblewrap there or "
                                       "rebuild sbrun with --with-bwrap=PATH)";
@@ -73,7 +74,7 @@ int bwrap_binary_check(const char *path, struct sb_error *err)
         if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0)
                 return sb_fail(err, 0, "bwrap %s: not executable (mode %04o)", path,
                                MODE_BITS(st.st_mode));
-        if (st.st_uid != 0)
+        if (st.st_uid != host_root)
                 return sb_fail(err, 0,
                                "bwrap %s: owned by uid %u, not root: its owner could replace "
                                "what sbrun runs as root",
@@ -96,7 +97,7 @@ int bwrap_binary_check(const char *path, struct sb_error *err)
         if (n < 0)
                 return sb_fail(err, errno, "bwrap %s: readlink %s", path, link);
         real[n] = '\0';
-        return check_directories(path, real, err);
+        return check_directories(path, real, host_root, err);
 }
 
 /* ---------------------------------------------------------------------- */

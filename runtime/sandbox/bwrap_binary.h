@@ -5,6 +5,7 @@
 #define SB_BWRAP_BINARY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct sb_error;
 
@@ -20,8 +21,10 @@ extern const char sbrun_bwrap_path[];
  * who could replace it would run as root outside every container. Reads
  * the file's first bytes; runs nothing. The message names the path and
  * what is wrong:
- * "bwrap /x/bwrap: writable by group or others (mode 0775)". */
-int bwrap_binary_check(const char *path, struct sb_error *err);
+ * "bwrap /x/bwrap: writable by group or others (mode 0775)".
+ * host_root: the uid the host's root shows as to the caller (the overflow
+ * uid in rootless podman's user namespace; runtime/host/rootless.h). */
+int bwrap_binary_check(const char *path, uid_t host_root, struct sb_error *err);
 
 /* `bwrap --version` of path, run with an empty environment and stdin on
  * /dev/null; *version is its first line ("bubblewrap 0.8.0", caller frees).

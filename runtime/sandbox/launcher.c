@@ -74,9 +74,17 @@ static void enter_user_namespace(const struct launcher_config *lc, int ready_fd)
         } else if (lc->unshare[OCI_NS_USER]) {
                 if (unshare(CLONE_NEWUSER) < 0)
                         launcher_die(ready_fd, "unshare user namespace", errno);
+                /* /proc/<pid>/uid_map of a non-dumpable process belongs to
+                 * root: a rootless create could not open it, nor newuidmap
+                 * accept the pid. Dumpable only while sbrun maps us, as
+                 * runc's nsexec does; nothing of the container runs yet. */
+                if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+                        launcher_die(ready_fd, "user namespace: make the launcher dumpable", errno);
                 if (write(lc->userns_sync, &unshared, 1) != 1 ||
                     read(lc->userns_sync, &byte, 1) != 1 || byte != HANDSHAKE_USERNS_MAPPED)
                         launcher_die(ready_fd, "user namespace: mappings were not written", 0);
+                if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                        launcher_die(ready_fd, "launcher: make the process non-dumpable", errno);
         } else {
                 return;
         }

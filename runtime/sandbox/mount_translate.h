@@ -35,7 +35,8 @@ struct mount_table {
         struct mounted *items;
         size_t n, cap;
         bool has_dev;   /* /dev was set up by bwrap's --dev */
-        bool in_userns; /* set by the caller: the container has its own user namespace */
+        bool in_userns; /* set by the caller: the container is in a user namespace not the
+                         * host's (its own, or the one rootless podman runs sbrun in) */
         /* set by the caller: resolve every destination as create would,
          * creating nothing (ROOTFS_WOULD_CREATE; `policy explain`) */
         bool dry_run;

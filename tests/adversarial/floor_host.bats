@@ -314,8 +314,13 @@ stop_attacker() {
                 done
 
                 id2=$(new_id)
-                BUNDLE=$b2 edit_config '.linux.namespaces |= map(if .type == "pid" then .path = $p else . end)' \
-                        --arg p "/proc/$pid/ns/pid"
+                # Rootless (tests/rootless/sbrun-as-user), a pid namespace is
+                # joined with the user namespace that owns it, as in a rootless
+                # podman pod.
+                BUNDLE=$b2 edit_config '.linux.namespaces |= map(if .type == "pid" then .path = $p
+                        elif .type == "user" then .path = $u else . end) |
+                        if $u != "" then del(.linux.uidMappings, .linux.gidMappings) else . end' \
+                        --arg p "/proc/$pid/ns/pid" --arg u "${SBRUN_AS_USER:+/proc/$pid/ns/user}"
                 run detached "${RUNTIME[@]}" create -b "$b2" "$id2"
                 [ "$status" -eq 0 ] || fail "$profile: create in the attacker's pid namespace: $output"
                 sleep 0.5

@@ -393,7 +393,7 @@ static void test_policy_file(void **state)
         assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
         assert_int_equal(fchmod(fd, 0644), 0);
         close(fd);
-        assert_int_equal(operator_policy_load(path, &policy, &err), 0);
+        assert_int_equal(operator_policy_load(path, 0, &policy, &err), 0);
         assert_string_equal(policy.source, path);
         assert_int_equal(policy.profile, POLICY_STRICT);
         assert_int_equal(policy.ceilings.pids, 77);
@@ -405,7 +405,7 @@ static void test_policy_file(void **state)
         operator_policy_release(&policy);
 
         assert_int_equal(chmod(path, 0664), 0);
-        assert_int_equal(operator_policy_load(path, &policy, &err), -1);
+        assert_int_equal(operator_policy_load(path, 0, &policy, &err), -1);
         assert_non_null(strstr(err.msg, "must be owned by root and not writable by group or "
                                         "others (owner uid 0, mode 0664); refused"));
         sb_error_clear(&err);

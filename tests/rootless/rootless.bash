@@ -1,0 +1,52 @@
+# The unprivileged user the rootless tests run sbrun as: made by the tests
+# themselves (useradd, with the subordinate ids Debian's useradd grants
+# from /etc/login.defs), with a runtime directory as logind would make it,
+# and removed whole afterwards. Each user made is recorded in
+# $SBRUN_TEST_TMP/rootless.users ("NAME UID"), so that the leftovers check
+# of tests/run-all.sh can tell that nothing of it stayed.
+
+# rl_user_create: sets and exports RL_USER, RL_UID, RL_GID, RL_RUNTIME_DIR
+# and the variables that make tests/helpers.bash run sbrun as that user
+# (SBRUN through tests/rootless/sbrun-as-user).
+rl_user_create() {
+        command -v newuidmap >/dev/null || {
+                echo "newuidmap not found: tests/install-deps.sh installs uidmap" >&2
+                return 1
+        }
+        RL_USER=sbrl$(printf '%04x%04x' $$ $RANDOM)
+        useradd --create-home --shell /bin/sh --user-group "$RL_USER" || return 1
+        RL_UID=$(id -u "$RL_USER")
+        RL_GID=$(id -g "$RL_USER")
+        echo "$RL_USER $RL_UID" >>"$SBRUN_TEST_TMP/rootless.users"
+        grep -q "^$RL_USER:" /etc/subuid && grep -q "^$RL_USER:" /etc/subgid || {
+                echo "useradd gave $RL_USER no subordinate ids in /etc/subuid and /etc/subgid" >&2
+                return 1
+        }
+        RL_RUNTIME_DIR=/run/user/$RL_UID
+        install -d -m 0700 -o "$RL_UID" -g "$RL_GID" "$RL_RUNTIME_DIR"
+        export RL_USER RL_UID RL_GID RL_RUNTIME_DIR
+        export SBRUN_AS_USER=$RL_USER SBRUN_REAL=${SBRUN_REAL:-$SBRUN}
+        export SBRUN=$SBRUN_SRCDIR/tests/rootless/sbrun-as-user
+}
+
+# rl_user_remove: the user, its processes (there should be none: a test
+# that leaves one fails on it first), home, runtime directory and
+# subordinate ids.
+rl_user_remove() {
+        [ -n "${RL_USER:-}" ] || return 0
+        pkill -KILL -u "$RL_UID" 2>/dev/null || true
+        rm -rf --one-file-system "$RL_RUNTIME_DIR"
+        userdel --remove "$RL_USER" 2>/dev/null || true
+        sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+}
+
+# subid_range FILE: the first subordinate id and the count FILE grants.
+subid_range() {
+        awk -F: -v u="$RL_USER" '$1 == u { print $2, $3; exit }' "$1"
+}
+
+# as_user CMD...: CMD as the test user, in its clean environment.
+as_user() {
+        setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups --reset-env \
+                env XDG_RUNTIME_DIR="$RL_RUNTIME_DIR" "$@"
+}
