@@ -54,6 +54,29 @@ static const struct {
         { "systemd", false },
 };
 
+/* Rootless: a direct caller maps a user namespace of its own for every
+ * container (rootless podman's sbrun is already in one and is not asked);
+ * its state root must be usable; newuidmap only serves maps beyond the
+ * caller's own id. */
+static const struct {
+        const char *item;
+        bool required;
+} rootless_table[] = {
+        { "namespace user", true },
+        { "state root", true },
+        { "newuidmap", false },
+};
+
+enum host_status host_requirement_status_rootless(const char *item, bool available)
+{
+        if (available)
+                return HOST_OK;
+        for (size_t i = 0; i < sizeof(rootless_table) / sizeof(rootless_table[0]); i++)
+                if (strcmp(rootless_table[i].item, item) == 0)
+                        return rootless_table[i].required ? HOST_FAIL : HOST_WARN;
+        return host_requirement_status(item, available);
+}
+
 enum host_status host_requirement_status(const char *item, bool available)
 {
         if (available)

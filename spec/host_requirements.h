@@ -27,6 +27,12 @@ const char *host_status_name(enum host_status status);
  * someone says otherwise. */
 enum host_status host_requirement_status(const char *item, bool available);
 
+/* The same for a rootless caller (runtime/host/rootless.h), for which some
+ * items weigh otherwise: a user runs every container in a user namespace
+ * it makes, so "namespace user" is required; the state root and the
+ * newuidmap helpers are rootless items alone. */
+enum host_status host_requirement_status_rootless(const char *item, bool available);
+
 /* The cgroup line: cgroup v2 usable (host_unusable NULL; where names the
  * delegation root), or not (host_unusable says why, as cgroup_root_probe
  * found it). Then, as create decides, the operator's policy either refuses

@@ -72,6 +72,28 @@ int container_cgroup_check_path(const struct oci_config *config, const char *id,
         return cgroup_path_resolve(&placeholder, path, id, false, &rel, err);
 }
 
+/* A device program takes CAP_BPF or CAP_SYS_ADMIN of the host: a rootless
+ * caller's container has none. Its user namespace does most of the work
+ * (no mknod; only the nodes bound into /dev can be opened), so that the
+ * default rules and any allow rule hold as they are; a rule that denies a
+ * particular node does not, and says so. */
+static void rootless_devices(struct container_cgroup *cc, const struct oci_linux *l)
+{
+        const struct oci_resources *r = l ? l->resources : NULL;
+
+        cc->no_device_program = true;
+        for (size_t i = 0; r != NULL && i < r->n_devices; i++) {
+                const struct oci_device_cgroup *d = &r->devices[i];
+                bool all = (d->type == NULL || strcmp(d->type, "a") == 0) && !d->has_major &&
+                           !d->has_minor;
+                if (!d->allow && !all)
+                        sb_warn("linux.resources.devices[%zu]: a deny of one device is not "
+                                "enforced rootless (a user cannot attach a device program); "
+                                "the container can open the nodes bound into its /dev",
+                                i);
+        }
+}
+
 /* A rootless caller's scope is its systemd --user's: the slices are below
  * that manager's own cgroup (user@UID.service), which is asked for. */
 static int below_user_manager(struct container_cgroup *cc, struct sb_error *err)
@@ -113,6 +135,8 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                 return -1;
         if (cc->unenforced)
                 return container_cgroup_check_path(config, id, err);
+        if (rootless_detect())
+                rootless_devices(cc, l);
         if (cgroup_path_resolve(&cc->root, l ? l->cgroups_path : NULL, id, systemd_cgroup, &cc->rel,
                                 err) < 0)
                 return -1;
@@ -121,8 +145,11 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
         if (cgroup_path_systemd_unit(l ? l->cgroups_path : NULL, id, &cc->slice, &cc->unit, err) <
             0)
                 return -1;
-        if (rootless_detect() && below_user_manager(cc, err) < 0)
-                return -1;
+        if (rootless_detect()) {
+                if (below_user_manager(cc, err) < 0)
+                        return -1;
+                cc->attach_by_systemd = true;
+        }
         /* runc makes a slice unit for such a name; sbrun's containers are
          * scopes only (README: differences from runc). */
         size_t n = strlen(cc->unit);
@@ -176,6 +203,8 @@ int container_cgroup_create(struct container_cgroup *cc, struct sb_error *err)
                 return -1;
         if (cgroup_apply(&cc->cg, &cc->settings, err) < 0)
                 return -1;
+        if (cc->no_device_program)
+                return 0;
         /* Before any process joins: the container's first open of a device
          * node is already judged. */
         return device_filter_attach(&cc->devices, cc->cg.dir_fd, err);

@@ -33,6 +33,7 @@ struct container_cgroup {
         struct cgroup cg;
         struct cgroup_settings settings;
         struct device_filter devices; /* attached before the init joins */
+        bool no_device_program;       /* rootless: a user cannot attach one */
         char *rel;                    /* under the cgroup2 mount */
         bool unenforced;              /* no cgroup: the operator opted out on this host */
         /* The systemd driver (--systemd-cgroup): the scope, its slice, the
@@ -40,6 +41,7 @@ struct container_cgroup {
         char *unit, *slice, *id;
         struct systemd_holder holder; /* the scope's first process, until the init joins */
         bool unit_started;            /* started by this create and not kept: stopped on release */
+        bool attach_by_systemd;       /* rootless: systemd moves the launcher into the scope */
 };
 
 void container_cgroup_init(struct container_cgroup *cc);

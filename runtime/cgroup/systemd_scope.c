@@ -465,6 +465,23 @@ int systemd_scope_update(const char *unit, const struct systemd_props *props, st
                           unit, err);
 }
 
+int systemd_scope_attach(const char *unit, pid_t pid, struct sb_error *err)
+{
+        _cleanup_sd_bus_ struct sd_bus b = { .conn = DBUS_CONN_INIT };
+        _cleanup_writer_ struct dbus_writer m = { 0 };
+        _cleanup_msg_ struct dbus_message reply = { 0 };
+
+        if (bus_open(&b, err) < 0)
+                return -1;
+        dbus_put_string(&m, unit);
+        dbus_put_string(&m, ""); /* the unit's own cgroup */
+        dbus_array_open(&m, 4);
+        dbus_put_u32(&m, (uint32_t)pid);
+        dbus_array_close(&m);
+        return sd_call_ok(&b, "AttachProcessesToUnit", "ssau", &m, &reply, "move a process into",
+                          unit, err);
+}
+
 static bool no_such_unit(const struct dbus_message *m)
 {
         return error_is(m, "org.freedesktop.systemd1.NoSuchUnit") ||

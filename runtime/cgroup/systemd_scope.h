@@ -38,6 +38,14 @@ int systemd_scope_start(const char *unit, const char *slice, const char *descrip
  * --runtime`): `update`. */
 int systemd_scope_update(const char *unit, const struct systemd_props *props, struct sb_error *err);
 
+/* Move pid into unit's cgroup (AttachProcessesToUnit, systemd 238). A
+ * rootless caller's process cannot write the scope's cgroup.procs itself:
+ * moving between cgroups takes write access to their common ancestor, which
+ * below user@UID.service is root's; the user's manager asks PID 1 to move
+ * it. So create and exec have their first child moved before it forks
+ * anything of the container (runtime/container/create_launch.c). */
+int systemd_scope_attach(const char *unit, pid_t pid, struct sb_error *err);
+
 /* Stop unit if it is still there and wait for it (systemd unloads it,
  * failed or not: CollectMode); then stop each slice above it that is now
  * empty and that systemd made only because a unit named it (no unit file,

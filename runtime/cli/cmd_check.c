@@ -12,6 +12,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/host/rootless.h"
 #include "spec/host_requirements.h"
 #include "spec/operator_policy.h"
 
@@ -24,7 +25,7 @@
 
 #define USAGE "usage: sbrun check [--format text|json]\n"
 
-#define MAX_ITEMS 24
+#define MAX_ITEMS 32
 
 struct check_item {
         const char *name;
@@ -65,15 +66,39 @@ static void add_error(struct check_list *l, const char *name, struct sb_error *e
         sb_error_clear(e);
 }
 
-static void check_root(struct check_list *l)
+static void check_root(struct check_list *l, const struct global_options *global)
 {
         uid_t uid = geteuid();
         char *detail = NULL;
+        int r;
 
-        if (asprintf(&detail, uid == 0 ? "uid 0" : "uid %u: sbrun runs as root",
-                     (unsigned int)uid) < 0)
+        if (!global->rootless)
+                r = asprintf(&detail, "uid 0");
+        else if (global->in_userns)
+                r = asprintf(&detail,
+                             "rootless: root of a user namespace (rootless podman's), "
+                             "uid %u on the host side",
+                             (unsigned)getuid());
+        else
+                r = asprintf(&detail, "rootless: uid %u", (unsigned)uid);
+        if (r < 0)
                 detail = NULL;
-        add(l, "root", host_requirement_status("root", uid == 0), detail);
+        add(l, "root", host_requirement_status("root", true), detail);
+}
+
+/* What a rootless caller needs beyond what root does. */
+static void check_rootless(struct check_list *l, const struct global_options *global)
+{
+        struct host_probe p;
+
+        rootless_probe_state_root(global->root, &p);
+        add(l, "state root", host_requirement_status_rootless("state root", p.available),
+            strdup(p.detail));
+        if (global->in_userns)
+                return;
+        rootless_probe_idmap(&p);
+        add(l, "newuidmap", host_requirement_status_rootless("newuidmap", p.available),
+            strdup(p.detail));
 }
 
 static void check_bwrap(struct check_list *l, const struct global_options *global)
@@ -97,7 +122,7 @@ static void check_bwrap(struct check_list *l, const struct global_options *globa
         add(l, "bwrap", same ? HOST_OK : HOST_WARN, detail);
 }
 
-static void check_namespaces(struct check_list *l)
+static void check_namespaces(struct check_list *l, bool rootless, bool in_userns)
 {
         static const struct {
                 const char *item;
@@ -111,8 +136,13 @@ static void check_namespaces(struct check_list *l)
         struct host_probe p;
 
         for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-                host_probe_namespace(ns[i].flag, &p);
-                add_probe(l, ns[i].item, &p);
+                host_probe_namespace(ns[i].flag, rootless && !in_userns, &p);
+                if (rootless && !in_userns)
+                        add(l, ns[i].item,
+                            host_requirement_status_rootless(ns[i].item, p.available),
+                            strdup(p.detail));
+                else
+                        add_probe(l, ns[i].item, &p);
         }
 }
 
@@ -160,10 +190,12 @@ static void run_checks(const struct global_options *global, struct check_list *l
         struct host_probe p;
         bool loaded;
 
-        check_root(l);
+        check_root(l, global);
+        if (global->rootless)
+                check_rootless(l, global);
         check_policy(l, global, &policy, &loaded);
         check_bwrap(l, global);
-        check_namespaces(l);
+        check_namespaces(l, global->rootless, global->in_userns);
         check_cgroups(l, loaded ? &policy : NULL);
         if (loaded)
                 operator_policy_release(&policy);

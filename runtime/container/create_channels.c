@@ -87,6 +87,8 @@ int create_open_channels(struct create_ctx *c, const struct create_request *req,
                 c->userns_sync = sv[0];
                 c->userns_sync_child = sv[1];
         }
+        if (c->cgroup.attach_by_systemd && make_pipe(&c->attach_read, &c->attach_write, err) < 0)
+                return -1;
         c->fds[LFD_ARGS] = bwrap_args_memfd(&c->bwrap, err);
         return c->fds[LFD_ARGS] < 0 ? -1 : 0;
 }

@@ -44,8 +44,9 @@ struct create_ctx {
         int launcher_status; /* its wait status, once reaped while waiting for ready */
         int container_pid;
         int userns_sync, userns_sync_child;
-        int console_receiver; /* our end of the console pair, for console_to_caller */
-        int preserve_fds;     /* --preserve-fds plus inherited LISTEN_FDS */
+        int attach_read, attach_write; /* rootless systemd: the launcher waits to be moved */
+        int console_receiver;          /* our end of the console pair, for console_to_caller */
+        int preserve_fds;              /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
         struct container_cgroup cgroup;
         struct floor_seccomp floor;

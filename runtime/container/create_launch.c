@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "oci/config.h"
 #include "oci/json_read.h"
+#include "runtime/cgroup/systemd_scope.h"
 #include "runtime/container/console.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/container/process_wait.h"
@@ -31,6 +32,24 @@ static void close_fd(int *fd)
         *fd = -1;
 }
 
+/* Rootless with the systemd driver: the launcher waits until the user's
+ * systemd moved it into the scope (systemd_scope_attach), so that bwrap and
+ * the init are born there and the init's join is a move within it. */
+static int attach_launcher(struct create_ctx *c, struct sb_error *err)
+{
+        const char attached = HANDSHAKE_ATTACHED;
+
+        if (c->attach_write < 0)
+                return 0;
+        close_fd(&c->attach_read);
+        if (systemd_scope_attach(c->cgroup.unit, c->launcher, err) < 0)
+                return -1;
+        if (write(c->attach_write, &attached, 1) != 1)
+                return sb_fail(err, errno, "release the launcher");
+        close_fd(&c->attach_write);
+        return 0;
+}
+
 int create_spawn(struct create_ctx *c, struct sb_error *err)
 {
         struct strv argv = { 0 };
@@ -38,6 +57,8 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
                 .error_pipe = c->error_write,
                 .preserve_fds = c->preserve_fds,
                 .userns_sync = c->userns_sync_child,
+                .attach_wait = c->attach_read,
+                .attach_other = c->attach_write,
                 .hostname = c->config->hostname,
                 .domainname = c->config->domainname,
                 .sysctl = c->config->linux_ ? c->config->linux_->sysctl : NULL,
@@ -83,7 +104,7 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
         close_fd(&c->fds[LFD_READY]);
         close_fd(&c->fds[LFD_INFO]);
         close_fd(&c->error_write);
-        return 0;
+        return attach_launcher(c, err);
 }
 
 /* Every range of uidMappings and gidMappings is written from outside, by

@@ -11,6 +11,8 @@
 #include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/systemd_scope.h"
+#include "runtime/host/rootless.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/console.h"
 #include "runtime/container/console_proxy.h"
@@ -54,6 +56,9 @@ struct exec_ctx {
         int console_receiver; /* our end, when sbrun proxies the pty itself */
         int report[2];        /* the first child reports "P<pid>" or "E<message>" */
         int ready[2];         /* the init: HANDSHAKE_READY once in the cgroup and set up */
+        int attach[2];        /* rootless systemd: HANDSHAKE_ATTACHED once the first child
+                               * is in the container's scope (systemd_scope_attach) */
+        const char *unit;     /* that scope */
         char *exec_path;
         struct oci_config *config;     /* the container's, from its state dir */
         struct operator_policy policy; /* the one it was created under, from there too */
@@ -77,7 +82,7 @@ static void exec_ctx_release(struct exec_ctx *x)
         free(x->exec_path);
         int fds[] = { x->pidfd,     x->root_fd,   x->image_fd,   x->plan_fd,          x->cgroup_fd,
                       x->report[0], x->report[1], x->console_fd, x->console_receiver, x->ready[0],
-                      x->ready[1] };
+                      x->ready[1],  x->attach[0], x->attach[1] };
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
                 if (fds[i] >= 0)
                         close(fds[i]);
@@ -169,6 +174,11 @@ static _Noreturn void join_and_fork(const struct exec_ctx *x, int preserve_fds)
         apply_rlimits(x);
         if (ns_join_process(x->pidfd, x->state->pid) < 0)
                 child_die(x->report[1], "exec: join the container's namespaces", errno);
+        /* Our copy of the write end goes, so that an exec that dies ends the wait. */
+        if (x->attach[1] >= 0)
+                close(x->attach[1]);
+        if (x->attach[0] >= 0 && (read(x->attach[0], buf, 1) != 1 || buf[0] != HANDSHAKE_ATTACHED))
+                child_die(x->report[1], "exec: not moved into the container's scope", 0);
         pid_t pid = fork();
         if (pid < 0)
                 child_die(x->report[1], "exec: fork", errno);
@@ -221,6 +231,18 @@ static int start_process(struct exec_ctx *x, int preserve_fds, int *pid, struct 
         if (child == 0)
                 join_and_fork(x, preserve_fds);
         SB_FAULT_POINT("exec.after-fork");
+        if (x->attach[1] >= 0) {
+                const char attached = HANDSHAKE_ATTACHED;
+                /* The init's own join would be a move across user@UID.service's
+                 * root-owned top (systemd_scope.h): systemd moves the child. */
+                if (systemd_scope_attach(x->unit, child, err) < 0 ||
+                    write(x->attach[1], &attached, 1) != 1) {
+                        kill(child, SIGKILL);
+                        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                        return err->msg ? -1 : sb_fail(err, errno, "exec: release the child");
+                }
+        }
         close(x->report[1]);
         x->report[1] = -1;
         close(x->ready[1]);
@@ -364,6 +386,11 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         x->image_fd = init_image_memfd(err);
         if (x->image_fd < 0)
                 return -1;
+        x->unit = x->cgroup_fd >= 0 && rootless_detect() ?
+                          oci_state_marker(x->state, SYSTEMD_UNIT_MARKER) :
+                          NULL;
+        if (x->unit != NULL && pipe2(x->attach, O_CLOEXEC) < 0)
+                return sb_fail(err, errno, "exec: pipe");
         if (pipe2(x->report, O_CLOEXEC) < 0 || pipe2(x->ready, O_CLOEXEC) < 0)
                 return sb_fail(err, errno, "pipe");
         return 0;
@@ -381,6 +408,7 @@ int container_exec(const struct global_options *global, const struct exec_option
                               .cgroup_fd = -1,
                               .report = { -1, -1 },
                               .ready = { -1, -1 },
+                              .attach = { -1, -1 },
                               .console_fd = -1,
                               .console_receiver = -1,
                               .seccomp_channel = -1 };

@@ -70,10 +70,10 @@ static int unshare_in_child(int flag)
         return WEXITSTATUS(status);
 }
 
-void host_probe_namespace(int flag, struct host_probe *p)
+void host_probe_namespace(int flag, bool in_user, struct host_probe *p)
 {
         char max[32], clone[32], apparmor[32];
-        int e = unshare_in_child(flag);
+        int e = unshare_in_child(flag | (in_user ? CLONE_NEWUSER : 0));
 
         if (flag != CLONE_NEWUSER) {
                 if (e == 0)
@@ -86,8 +86,8 @@ void host_probe_namespace(int flag, struct host_probe *p)
         read_sysctl("/proc/sys/kernel/unprivileged_userns_clone", clone, sizeof(clone));
         read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", apparmor,
                     sizeof(apparmor));
-        /* The last two restrict unprivileged users only; sbrun runs as
-         * root. A max of 0 stops root too. */
+        /* The last two restrict unprivileged users only (rootless sbrun);
+         * a max of 0 stops root too. */
         set(p, e == 0,
             "%s%s%s; user.max_user_namespaces=%s, kernel.unprivileged_userns_clone=%s, "
             "kernel.apparmor_restrict_unprivileged_userns=%s",

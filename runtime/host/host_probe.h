@@ -18,11 +18,13 @@ struct host_probe {
         char detail[512];
 };
 
-/* unshare(flag) (CLONE_NEWUSER, CLONE_NEWPID, …) in a forked child. For
+/* unshare(flag) (CLONE_NEWUSER, CLONE_NEWPID, …) in a forked child; with
+ * in_user, together with a new user namespace, as a rootless caller makes
+ * every other namespace (an unprivileged unshare needs one). For
  * CLONE_NEWUSER the detail also names the sysctls that restrict user
  * namespaces (user.max_user_namespaces, kernel.unprivileged_userns_clone,
  * kernel.apparmor_restrict_unprivileged_userns). */
-void host_probe_namespace(int flag, struct host_probe *p);
+void host_probe_namespace(int flag, bool in_user, struct host_probe *p);
 
 /* Filter mode with the actions the floor's programs use (KILL_PROCESS,
  * ERRNO: SECCOMP_GET_ACTION_AVAIL). */

@@ -1,6 +1,10 @@
 #include "runtime/host/rootless.h"
 
 #include "common/cleanup.h"
+#include "runtime/host/host_probe.h"
+
+#include <errno.h>
+#include <sys/stat.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -77,4 +81,106 @@ char *rootless_state_root(void)
         if (asprintf(&root, "%s/sbrun", getenv("XDG_RUNTIME_DIR")) < 0)
                 return NULL;
         return root;
+}
+
+/* The caller's line in an /etc/subuid-like file, by name or uid: "START+COUNT". */
+static bool sub_range(const char *file, const char *name, uid_t uid, char *out, size_t len)
+{
+        _cleanup_fclose_ FILE *f = fopen(file, "re");
+        char line[256], id[16];
+
+        snprintf(id, sizeof(id), "%u", (unsigned)uid);
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+                char *start = strchr(line, ':');
+                char *count = start ? strchr(start + 1, ':') : NULL;
+                if (count == NULL)
+                        continue;
+                *start++ = '\0';
+                *count++ = '\0';
+                if (strcmp(line, id) != 0 && (name == NULL || strcmp(line, name) != 0))
+                        continue;
+                count[strcspn(count, "\n")] = '\0';
+                snprintf(out, len, "%s+%s", start, count);
+                return true;
+        }
+        snprintf(out, len, "none");
+        return false;
+}
+
+static bool setuid_helper(const char *name, char *path, size_t len)
+{
+        static const char *const dirs[] = { "/usr/bin", "/bin", "/usr/sbin", "/sbin", NULL };
+        struct stat st;
+
+        for (const char *const *d = dirs; *d != NULL; d++) {
+                snprintf(path, len, "%s/%s", *d, name);
+                if (stat(path, &st) == 0 && (st.st_mode & S_ISUID))
+                        return true;
+        }
+        snprintf(path, len, "%s not found", name);
+        return false;
+}
+
+/* The caller's name as /etc/passwd has it (sbrun is static: no NSS), for
+ * the subordinate id files, which name users either way. */
+static bool user_name(uid_t uid, char *out, size_t len)
+{
+        _cleanup_fclose_ FILE *f = fopen("/etc/passwd", "re");
+        char line[512];
+
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+                char *pw = strchr(line, ':');
+                char *id = pw ? strchr(pw + 1, ':') : NULL;
+                if (id == NULL || strtoul(id + 1, NULL, 10) != uid)
+                        continue;
+                *pw = '\0';
+                if (strlen(line) >= len)
+                        return false;
+                memcpy(out, line, strlen(line) + 1);
+                return true;
+        }
+        return false;
+}
+
+void rootless_probe_idmap(struct host_probe *p)
+{
+        char name[64], uidmap[64], gidmap[64], subuid[64], subgid[64];
+        bool named = user_name(getuid(), name, sizeof(name));
+        bool helpers = setuid_helper("newuidmap", uidmap, sizeof(uidmap)) &
+                       setuid_helper("newgidmap", gidmap, sizeof(gidmap));
+        bool ranges =
+                sub_range("/etc/subuid", named ? name : NULL, getuid(), subuid, sizeof(subuid)) &
+                sub_range("/etc/subgid", named ? name : NULL, getuid(), subgid, sizeof(subgid));
+
+        p->available = helpers && ranges;
+        snprintf(p->detail, sizeof(p->detail),
+                 "%s, %s (setuid: Debian's uidmap); uid %u: /etc/subuid %s, /etc/subgid %s%s",
+                 uidmap, gidmap, (unsigned)getuid(), subuid, subgid,
+                 p->available ? "" : "; only maps of your own id alone work");
+}
+
+void rootless_probe_state_root(const char *root, struct host_probe *p)
+{
+        _cleanup_free_ char *parent = strdup(root);
+        struct stat st;
+        char *slash;
+
+        p->available = false;
+        if (stat(root, &st) == 0) {
+                p->available = st.st_uid == geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+                snprintf(p->detail, sizeof(p->detail), "%s: uid %u, mode %04o%s", root,
+                         (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                         p->available ? "" : ": must be yours and writable by nobody else");
+                return;
+        }
+        /* Not there yet: create makes it (0700) where its parent lets us. */
+        if (parent != NULL && (slash = strrchr(parent, '/')) != NULL) {
+                *(slash == parent ? slash + 1 : slash) = '\0';
+                p->available = access(parent, W_OK | X_OK) == 0;
+        }
+        snprintf(p->detail, sizeof(p->detail), "%s: %s", root,
+                 p->available ? "made by the first create" :
+                 getenv("XDG_RUNTIME_DIR") == NULL ?
+                                "cannot be made here: set XDG_RUNTIME_DIR or give --root" :
+                                "cannot be made here");
 }

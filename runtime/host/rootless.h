@@ -28,4 +28,12 @@ bool rootless_detect(void);
  * allocated; NULL only on ENOMEM. */
 char *rootless_state_root(void);
 
+/* For `sbrun check` (struct host_probe, runtime/host/host_probe.h): the
+ * setuid newuidmap and newgidmap and the caller's ranges in /etc/subuid and
+ * /etc/subgid; and whether root (the state root) is, or can be made, the
+ * caller's alone. */
+struct host_probe;
+void rootless_probe_idmap(struct host_probe *p);
+void rootless_probe_state_root(const char *root, struct host_probe *p);
+
 #endif

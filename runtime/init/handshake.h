@@ -22,6 +22,10 @@ enum handshake_byte {
         /* `sbrun create` -> the launcher, on the same socket: uid_map and
          * gid_map are written; the launcher goes on as the namespace's root. */
         HANDSHAKE_USERNS_MAPPED = 'M',
+        /* `sbrun create` -> the launcher, or `sbrun exec` -> its forked
+         * child, on a pipe: systemd moved it into the container's scope
+         * (rootless, runtime/cgroup/systemd_scope.h); it may fork on. */
+        HANDSHAKE_ATTACHED = 'A',
         /* sbrun-init -> `sbrun start`, through exec.fifo once start opened
          * it for reading: the container's process is exec'd next. */
         HANDSHAKE_START = '0',

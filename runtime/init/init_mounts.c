@@ -236,6 +236,28 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
         }
 }
 
+/* In a user namespace /sys is a bind of the host's, and /sys/fs/cgroup in
+ * it the host's cgroup2 mount (runtime/sandbox/mount_translate.c): the
+ * kernel refuses the same file system on the root of a mount of it
+ * (EBUSY), though the container's cgroup namespace would show another
+ * root. An empty read-only tmpfs goes between, as the mount point. */
+static int mount_cgroup2_over_host(const struct init_mount *m, int *fd, const char *what,
+                                   struct sb_error *err)
+{
+        char buf[FD_PATH_MAX];
+
+        if (mount("none", fd_path(*fd, buf), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "size=4k,nr_inodes=1,mode=0555") < 0)
+                return sb_fail(err, errno, "%s: a tmpfs under it", what);
+        close(*fd);
+        *fd = init_resolve(m->destination, 0);
+        if (*fd < 0)
+                return sb_fail(err, errno, "%s", what);
+        if (mount(m->source, fd_path(*fd, buf), m->fstype, (unsigned long)m->flags, m->data) < 0)
+                return sb_fail(err, errno, "%s", what);
+        return 0;
+}
+
 static int apply_one(const struct init_mount *m, struct sb_error *err)
 {
         char what[PATH_MAX + 64];
@@ -262,9 +284,11 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
         switch (m->kind) {
         case INIT_MOUNT_FS:
                 if (mount(m->source, fd_path(fd, buf), m->fstype, (unsigned long)m->flags,
-                          m->data) < 0)
-                        return sb_fail(err, errno, "%s", what);
-                return 0;
+                          m->data) == 0)
+                        return 0;
+                if (errno == EBUSY && m->fstype != NULL && strcmp(m->fstype, "cgroup2") == 0)
+                        return mount_cgroup2_over_host(m, &fd, what, err);
+                return sb_fail(err, errno, "%s", what);
         case INIT_MOUNT_REMOUNT:
                 return bind_remount(fd, (unsigned long)m->flags, what, err);
         case INIT_MOUNT_MASK:

@@ -66,6 +66,7 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
                 strv_addf(args, "%d", launcher_fd_number(in->preserve_fds, LFD_PIDNS));
         }
         mounts->in_userns = ns->new_user || ns->join_fds[OCI_NS_USER] >= 0 || in->caller_in_userns;
+        mounts->new_cgroupns = ns->unshare[OCI_NS_CGROUP];
         mounts->dry_run = in->dry_run;
         /* bwrap labels its tmpfs, /dev and the files it creates with this,
          * as runc does with linux.mountLabel; set only where SELinux is

@@ -231,6 +231,16 @@ pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)
         struct launcher_config local = *lc;
         int ready_fd = lc->fds[LFD_READY];
         sigset_t none;
+        char moved = 0;
+
+        /* Nothing of the container is forked before we are in its scope. */
+        if (lc->attach_wait >= 0) {
+                close(lc->attach_other);
+                if (read(lc->attach_wait, &moved, 1) != 1 || moved != HANDSHAKE_ATTACHED)
+                        launcher_die(ready_fd, "launcher: not moved into the container's scope", 0);
+                close(lc->attach_wait);
+                local.attach_wait = -1;
+        }
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);

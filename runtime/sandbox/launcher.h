@@ -44,6 +44,10 @@ struct launcher_config {
         int ns_fds[OCI_NS_COUNT];   /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */
         int userns_sync;            /* socket: HANDSHAKE_USERNS_UNSHARED, then _MAPPED back */
+        int attach_wait;            /* -1, or a pipe: one byte once systemd moved us into the
+                                     * container's scope (rootless: systemd_scope_attach) */
+        int attach_other;           /* its write end, closed first: a create that dies ends
+                                     * the wait */
         const char *hostname;
         const char *domainname;
         const struct oci_kv *sysctl;

@@ -539,20 +539,22 @@ static int translate_one(const struct oci_mount *m, size_t i, bool nothing_later
         const struct mounted *under = mount_table_find(table, m->destination);
         bool bind = oci_mount_is_bind(m);
 
-        bool kernel_view = is_type(m, "sysfs") || is_type(m, "cgroup") || is_type(m, "cgroup2");
+        bool is_cgroup = is_type(m, "cgroup") || is_type(m, "cgroup2");
+        /* The kernel lets a user namespace mount sysfs only where one is
+         * already fully visible, never in bwrap's new root, and cgroup2 only
+         * in a cgroup namespace it owns (sbrun-init makes one in the
+         * container's user namespace): otherwise bind the host's read-only
+         * instead, as runc does when rootless. */
+        bool kernel_view = is_type(m, "sysfs") || (is_cgroup && !table->new_cgroupns);
 
         if (kernel_view && table->in_userns) {
-                /* The kernel lets a user namespace mount sysfs only where one
-                 * is already fully visible, never in bwrap's new root: bind
-                 * the host's read-only instead, as runc does when rootless. */
                 struct oci_mount bind = *m;
                 bind.source = (char *)(is_type(m, "sysfs") ? "/sys" : "/sys/fs/cgroup");
                 o.set |= MS_RDONLY;
                 o.recursive = true;
                 r = translate_bind(&bind, i, bundle, rootfs_fd, &o, NULL, -1, bwrap, init, table,
                                    err);
-        } else if (under != NULL && under->kind == MOUNTED_INIT &&
-                   !(is_type(m, "cgroup") || is_type(m, "cgroup2"))) {
+        } else if (under != NULL && under->kind == MOUNTED_INIT && !is_cgroup) {
                 r = sb_fail(
                         err, 0,
                         "mounts[%zu].destination: \"%s\" lies under the %s mount, which sbrun-init mounts after bwrap: not supported",

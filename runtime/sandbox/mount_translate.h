@@ -34,9 +34,10 @@ struct init_mount_list {
 struct mount_table {
         struct mounted *items;
         size_t n, cap;
-        bool has_dev;   /* /dev was set up by bwrap's --dev */
-        bool in_userns; /* set by the caller: the container is in a user namespace not the
+        bool has_dev;      /* /dev was set up by bwrap's --dev */
+        bool in_userns;    /* set by the caller: the container is in a user namespace not the
                          * host's (its own, or the one rootless podman runs sbrun in) */
+        bool new_cgroupns; /* set by the caller: the container gets a cgroup namespace */
         /* set by the caller: resolve every destination as create would,
          * creating nothing (ROOTFS_WOULD_CREATE; `policy explain`) */
         bool dry_run;

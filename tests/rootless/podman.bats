@@ -14,7 +14,7 @@ load rootless
 
 setup_file() {
         rl_user_create
-        local home conf
+        local home
         home=$(getent passwd "$RL_USER" | cut -d: -f6)
         export RP_HOME=$home
         # The operator's policy, where this host needs the cgroup opt-out: in
@@ -38,26 +38,10 @@ setup_file() {
                 echo ' "$@"'
         } | as_user sh -c "cat >'$RP_RUNTIME' && chmod 0755 '$RP_RUNTIME'"
         export RP_RUNTIME
-        conf=$(readme_block 'podman rootless: containers.conf')
-        [ -n "$conf" ] || fail "README.md has no rootless containers.conf snippet after its marker"
-        # The README's file, the runtime path replaced; this host has no
-        # systemd user session (the VM lane's systemd guest has one), no
-        # journal, and no /dev/net/tun for slirp4netns: --network none.
-        {
-                printf '[containers]\nnetns = "none"\n\n'
-                sed "s|/usr/local/bin/sbrun|$RP_RUNTIME|g" <<<"$conf" |
-                        sed '/^\[engine\]$/a\
-cgroup_manager = "cgroupfs"\
-events_logger = "file"'
-        } | as_user sh -c "cat >'$home/.config/containers/containers.conf'"
-        printf '[storage]\ndriver = "vfs"\n' | as_user sh -c "cat >'$home/.config/containers/storage.conf'"
-        echo 'unqualified-search-registries = []' |
-                as_user sh -c "cat >'$home/.config/containers/registries.conf'"
-        "$SBRUN_SRCDIR/tests/engines/lib/make-image.sh" "$SBRUN_TEST_TMP/rootless-busybox.tar" \
-                docker.io/library/busybox:latest >/dev/null || fail "make-image.sh failed"
-        chmod 0644 "$SBRUN_TEST_TMP/rootless-busybox.tar"
-        run upodman load -q -i "$SBRUN_TEST_TMP/rootless-busybox.tar"
-        [ "$status" -eq 0 ] || fail "podman load: $output"
+        # This host has no systemd user session (the VM lane's systemd
+        # guest has one): cgroupfs.
+        rl_podman_configure "$RP_RUNTIME" "$SBRUN_TEST_TMP/rootless-busybox.tar" \
+                'cgroup_manager = "cgroupfs"'
 }
 
 teardown_file() {
@@ -160,6 +144,20 @@ rp_leftovers() {
         done
         run upodman pod rm -f -t 0 duo
         [ "$status" -eq 0 ] || fail "pod rm: $output"
+        [ -z "$(rp_leftovers)" ] || fail "$(rp_leftovers)"
+}
+
+@test "rootless podman: in podman's user namespace a policy is read only from /etc/sbrun" {
+        # Root-owned and 0644, but elsewhere: there, the host's root shows as
+        # the overflow uid, as every user the namespace does not map does.
+        local p=$SBRUN_TEST_TMP/rootless-elsewhere.json
+        printf '%s\n' '{"cgroups": {"enforce": false}}' >"$p"
+        chmod 0644 "$p"
+        run upodman --runtime-flag "policy=$p" run --rm busybox true
+        rm -f "$p"
+        [ "$status" -ne 0 ]
+        [[ $output == *"policy $p: in a user namespace that does not map the host's root (rootless), only a policy in /etc/sbrun/ is read"* ]] ||
+                fail "$output"
         [ -z "$(rp_leftovers)" ] || fail "$(rp_leftovers)"
 }
 

@@ -50,3 +50,33 @@ as_user() {
         setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups --reset-env \
                 env XDG_RUNTIME_DIR="$RL_RUNTIME_DIR" "$@"
 }
+
+# rl_podman_configure RUNTIME TAR [ENGINE-LINE...]: the test user's podman
+# set up from the README's containers.conf (its runtime path replaced by
+# RUNTIME, each ENGINE-LINE added to [engine]), with vfs storage, no
+# registries and the busybox image, built offline, loaded from TAR. No
+# journal here and no /dev/net/tun for slirp4netns: file events and
+# --network none.
+rl_podman_configure() {
+        local runtime=$1 tar=$2 home conf
+        shift 2
+        home=$(getent passwd "$RL_USER" | cut -d: -f6)
+        as_user mkdir -p "$home/.config/containers"
+        conf=$(readme_block 'podman rootless: containers.conf')
+        [ -n "$conf" ] || fail "README.md has no rootless containers.conf snippet after its marker"
+        {
+                printf '[containers]\nnetns = "none"\n\n'
+                sed "s|/usr/local/bin/sbrun|$runtime|g" <<<"$conf" |
+                        awk -v extra="$(printf '%s\n' "$@" 'events_logger = "file"')" \
+                                '{ print } $0 == "[engine]" { print extra }'
+        } | as_user sh -c "cat >'$home/.config/containers/containers.conf'"
+        printf '[storage]\ndriver = "vfs"\n' |
+                as_user sh -c "cat >'$home/.config/containers/storage.conf'"
+        echo 'unqualified-search-registries = []' |
+                as_user sh -c "cat >'$home/.config/containers/registries.conf'"
+        "$SBRUN_SRCDIR/tests/engines/lib/make-image.sh" "$tar" docker.io/library/busybox:latest \
+                >/dev/null || fail "make-image.sh failed"
+        chmod 0644 "$tar"
+        run as_user sh -c "cd && podman load -q -i '$tar'"
+        [ "$status" -eq 0 ] || fail "podman load: $output"
+}

@@ -212,3 +212,25 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         [[ $output == *"state root $ROOT: owned by uid $RL_UID with mode 0777"* ]] || fail "$output"
         chmod 0700 "$ROOT"
 }
+
+@test "rootless: check reports rootless readiness: the user, its state root, newuidmap and its ranges" {
+        local su sn
+        read -r su sn < <(subid_range /etc/subuid)
+        run sbrun check
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ $output == *"root               ok     rootless: uid $RL_UID"* ]] || fail "$output"
+        [[ $output == *"state root         ok     $ROOT: uid $RL_UID, mode 0700"* ]] || fail "$output"
+        [[ $output == *"newuidmap          ok     /usr/bin/newuidmap, /usr/bin/newgidmap"*"uid $RL_UID: /etc/subuid $su+$sn"* ]] ||
+                fail "$output"
+        # A user's namespaces are probed inside a user namespace, as create
+        # makes them.
+        [[ $output == *"namespace pid      ok"* ]] || fail "$output"
+        [[ $output == *"ready: this host can run confined containers"* ]] || fail "$output"
+        # Without XDG_RUNTIME_DIR or --root, /run/sbrun cannot be the user's.
+        run setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups --reset-env \
+                "$SBRUN_REAL" ${SB_POLICY:+--policy "$SB_POLICY"} check
+        [ "$status" -ne 0 ]
+        [[ $output == *"state root         FAIL   /run/sbrun: cannot be made here: set XDG_RUNTIME_DIR or give --root"* ]] ||
+                fail "$output"
+        [[ $output == *"not ready: 1 required item failed: state root"* ]] || fail "$output"
+}
