@@ -146,13 +146,15 @@ void rootless_probe_idmap(struct host_probe *p)
 {
         char name[64], uidmap[64], gidmap[64], subuid[64], subgid[64];
         bool named = user_name(getuid(), name, sizeof(name));
-        bool helpers = setuid_helper("newuidmap", uidmap, sizeof(uidmap)) &
-                       setuid_helper("newgidmap", gidmap, sizeof(gidmap));
-        bool ranges =
-                sub_range("/etc/subuid", named ? name : NULL, getuid(), subuid, sizeof(subuid)) &
+        /* Each is asked even when another failed: all fill the detail. */
+        bool uid_helper = setuid_helper("newuidmap", uidmap, sizeof(uidmap));
+        bool gid_helper = setuid_helper("newgidmap", gidmap, sizeof(gidmap));
+        bool uid_range =
+                sub_range("/etc/subuid", named ? name : NULL, getuid(), subuid, sizeof(subuid));
+        bool gid_range =
                 sub_range("/etc/subgid", named ? name : NULL, getuid(), subgid, sizeof(subgid));
 
-        p->available = helpers && ranges;
+        p->available = uid_helper && gid_helper && uid_range && gid_range;
         snprintf(p->detail, sizeof(p->detail),
                  "%s, %s (setuid: Debian's uidmap); uid %u: /etc/subuid %s, /etc/subgid %s%s",
                  uidmap, gidmap, (unsigned)getuid(), subuid, subgid,
