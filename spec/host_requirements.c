@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "spec/floor.h"
+#include "spec/floor_landlock.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
@@ -85,6 +86,17 @@ enum host_status host_requirement_status(const char *item, bool available)
                 if (strcmp(table[i].item, item) == 0)
                         return table[i].required ? HOST_FAIL : HOST_WARN;
         return HOST_FAIL;
+}
+
+enum host_status host_landlock_status(const struct operator_policy *policy, bool available)
+{
+        const struct floor_profile *profile = policy_profile_get(policy->profile);
+
+        if (available)
+                return HOST_OK;
+        /* The default profile cannot create without it; a strict container
+         * asked for by annotation could not either: a warning. */
+        return floor_landlock_mode(policy, profile) == LANDLOCK_REQUIRED ? HOST_FAIL : HOST_WARN;
 }
 
 int host_cgroups_status(const struct operator_policy *policy, const char *host_unusable,

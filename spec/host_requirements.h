@@ -33,6 +33,11 @@ enum host_status host_requirement_status(const char *item, bool available);
  * newuidmap helpers are rootless items alone. */
 enum host_status host_requirement_status_rootless(const char *item, bool available);
 
+/* The landlock line: ok where the kernel offers it; otherwise FAIL where
+ * the policy's default profile requires it (spec/floor_landlock.h), else a
+ * warning. */
+enum host_status host_landlock_status(const struct operator_policy *policy, bool available);
+
 /* The cgroup line: cgroup v2 usable (host_unusable NULL; where names the
  * delegation root), or not (host_unusable says why, as cgroup_root_probe
  * found it). Then, as create decides, the operator's policy either refuses

@@ -91,7 +91,7 @@ static int open_in_policy_dir(const char *file, uid_t host_root, int *fd, struct
                 return sb_fail(err, errno, "policy directory /etc");
         if (check_dir(etc, "/etc", host_root, err) < 0)
                 return -1;
-        dir = openat(etc, OPERATOR_POLICY_DIR + 5, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dir = openat(etc, OPERATOR_POLICY_DIR_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
                 return 0; /* errno: ENOENT is the built-in default */
         if (check_dir(dir, OPERATOR_POLICY_DIR, host_root, err) < 0)
@@ -127,6 +127,42 @@ static int timeout_member(const char *key, json_val value, struct jpath *p, void
         return 0;
 }
 
+static int landlock_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                           struct sb_error *err)
+{
+        struct operator_policy *policy = ctx;
+        const char *mode = json_string_value(value);
+
+        if (strcmp(key, "exec_writable") == 0) {
+                if (!json_is_true(value) && !json_is_false(value))
+                        return jfail(p, err, "expected true or false");
+                policy->landlock_exec_writable = json_is_true(value);
+                return 0;
+        }
+        if (strcmp(key, "mode") != 0)
+                return jfail(p, err, "unknown setting");
+        for (int m = LANDLOCK_OFF; mode != NULL && m <= LANDLOCK_BEST_EFFORT; m++) {
+                if (strcmp(mode, landlock_mode_name((enum landlock_mode)m)) == 0) {
+                        policy->landlock_mode = (enum landlock_mode)m;
+                        return 0;
+                }
+        }
+        return jfail(p, err, "expected \"off\", \"required\" or \"best-effort\"");
+}
+
+const char *landlock_mode_name(enum landlock_mode mode)
+{
+        switch (mode) {
+        case LANDLOCK_REQUIRED:
+                return "required";
+        case LANDLOCK_BEST_EFFORT:
+                return "best-effort";
+        case LANDLOCK_OFF:
+                break;
+        }
+        return "off";
+}
+
 struct policy_parse {
         struct operator_policy *policy;
         const char *path; /* of the file, for messages */
@@ -148,9 +184,21 @@ static int policy_member(const char *key, json_val value, struct jpath *p, void 
                 r = json_is_object(value) ?
                             json_each_member(value, p, timeout_member, pp->policy, err) :
                             jfail(p, err, "expected an object");
+        else if (strcmp(key, "landlock") == 0)
+                r = json_is_object(value) ?
+                            json_each_member(value, p, landlock_member, pp->policy, err) :
+                            jfail(p, err, "expected an object");
         else
                 r = jfail(p, err, "unknown setting");
         return r < 0 ? sb_error_prefix(err, "policy %s", pp->path) : 0;
+}
+
+static void policy_defaults(struct operator_policy *policy)
+{
+        memset(policy, 0, sizeof(*policy));
+        policy->cgroups_enforce = true;
+        policy->profile = POLICY_STANDARD;
+        policy->landlock_exec_writable = true;
 }
 
 /* Unknown keys are errors: a misspelt setting must not pass silently.
@@ -174,9 +222,7 @@ static int parse_policy(const char *text, size_t len, const char *path,
 int operator_policy_parse(const char *text, size_t len, const char *origin,
                           struct operator_policy *policy, struct sb_error *err)
 {
-        memset(policy, 0, sizeof(*policy));
-        policy->cgroups_enforce = true;
-        policy->profile = POLICY_STANDARD;
+        policy_defaults(policy);
         if (memchr(text, '\0', len) != NULL)
                 return sb_fail(err, 0, "policy %s: contains a NUL byte", origin);
         if (parse_policy(text, len, origin, policy, err) < 0) {
@@ -194,9 +240,7 @@ int operator_policy_load(const char *path, uid_t host_root, struct operator_poli
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
 
-        memset(policy, 0, sizeof(*policy));
-        policy->cgroups_enforce = true;
-        policy->profile = POLICY_STANDARD;
+        policy_defaults(policy);
         if (host_root == 0)
                 fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         else if (open_in_policy_dir(file, host_root, &fd, err) < 0)

@@ -30,6 +30,14 @@
  * here replaces the profile's default for the default profile; when an annotation selects a stricter profile, the lower of the
  * two applies.
  *
+ *   "landlock": {
+ *     "mode": "off",                  standard without Landlock, strict with it
+ *                                     required ("off", the default); "required":
+ *                                     both require it; "best-effort": both apply
+ *                                     it where the kernel has it
+ *     "exec_writable": true           false: nothing beneath a writable mount
+ *   }                                 may be executed (W^X; spec/floor_landlock.h)
+ *
  * timeout.max_seconds (default none): the wall-clock ceiling of every
  * container, in seconds. The annotation run.sbrun.timeout and `run
  * --timeout` may only lower it (see spec/floor_runtime.h). */
@@ -48,6 +56,13 @@ struct sb_error;
 
 #define OPERATOR_POLICY_PATH "/etc/sbrun/policy.json"
 
+/* landlock.mode: what a kernel without Landlock means for standard (off:
+ * nothing) and strict (off and required: no create). */
+enum landlock_mode { LANDLOCK_OFF, LANDLOCK_REQUIRED, LANDLOCK_BEST_EFFORT };
+
+/* "off", "required", "best-effort": as the policy file spells them. */
+const char *landlock_mode_name(enum landlock_mode mode);
+
 struct operator_policy {
         char *source;                   /* the file read; NULL for the built-in default */
         bool cgroups_enforce;           /* default true */
@@ -56,10 +71,14 @@ struct operator_policy {
         char **devices;                 /* floor.devices, NULL-terminated or NULL */
         size_t n_devices;
         int timeout_max_seconds; /* 0: no ceiling */
-        char *text;              /* the file as read; NULL for the built-in default */
+        enum landlock_mode landlock_mode;
+        bool landlock_exec_writable; /* default true */
+        char *text;                  /* the file as read; NULL for the built-in default */
 };
 
-#define OPERATOR_POLICY_DIR "/etc/sbrun"
+/* Its name in /etc, opened beneath the checked /etc fd (rootless). */
+#define OPERATOR_POLICY_DIR_NAME "sbrun"
+#define OPERATOR_POLICY_DIR "/etc/" OPERATOR_POLICY_DIR_NAME
 
 /* Read path (NULL: OPERATOR_POLICY_PATH, whose absence means the built-in
  * default; an explicit path must exist). The file must be a regular file

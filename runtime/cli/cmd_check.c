@@ -9,9 +9,11 @@
 #include "common/error.h"
 #include "oci/json_write.h"
 #include "runtime/cli/cli_options.h"
+#include "common/landlock.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
 #include "spec/host_requirements.h"
 #include "spec/operator_policy.h"
@@ -164,6 +166,27 @@ static void check_cgroups(struct check_list *l, const struct operator_policy *po
         add(l, "cgroups", status, detail);
 }
 
+static void check_landlock(struct check_list *l, const struct operator_policy *policy)
+{
+        struct landlock_host host;
+        char *detail = NULL;
+        int r;
+
+        if (policy == NULL) {
+                add(l, "landlock", HOST_FAIL, strdup("undecided: the operator policy is unusable"));
+                return;
+        }
+        landlock_host_probe(&host);
+        if (host.abi > 0)
+                r = asprintf(&detail, "ABI %d (sbrun uses up to %d)", host.abi,
+                             SB_LANDLOCK_ABI_KNOWN);
+        else
+                r = asprintf(&detail, "none: %s; the strict profile needs it", host.absent);
+        if (r < 0)
+                detail = NULL;
+        add(l, "landlock", host_landlock_status(policy, host.abi > 0), detail);
+}
+
 static void check_policy(struct check_list *l, const struct global_options *global,
                          struct operator_policy *policy, bool *loaded)
 {
@@ -197,6 +220,7 @@ static void run_checks(const struct global_options *global, struct check_list *l
         check_bwrap(l, global);
         check_namespaces(l, global->rootless, global->in_userns);
         check_cgroups(l, loaded ? &policy : NULL);
+        check_landlock(l, loaded ? &policy : NULL);
         if (loaded)
                 operator_policy_release(&policy);
         host_probe_seccomp(&p);

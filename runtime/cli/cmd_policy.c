@@ -13,6 +13,7 @@
 #include "runtime/sandbox/bwrap_args.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/cgroup/device_filter.h"
@@ -98,6 +99,23 @@ static void print_cgroups(const struct operator_policy *policy)
 
 /* A check create makes as it carries the config out failed: create's
  * error, recorded as explain's refusal of the field it names. */
+/* What the default profile gets, and what the kernel offers. */
+static void print_landlock(const struct operator_policy *policy,
+                           const struct floor_profile *profile)
+{
+        struct landlock_host host;
+        enum landlock_mode mode = floor_landlock_mode(policy, profile);
+
+        landlock_host_probe(&host);
+        printf("landlock: %s (landlock.mode %s), exec from writable paths %s; kernel: ",
+               landlock_mode_name(mode), landlock_mode_name(policy->landlock_mode),
+               policy->landlock_exec_writable ? "allowed" : "denied");
+        if (host.abi > 0)
+                printf("ABI %d\n", host.abi);
+        else
+                printf("none (%s)\n", host.absent);
+}
+
 static int record_carry_out(struct floor_report *report, struct sb_error *check,
                             struct sb_error *err)
 {
@@ -196,10 +214,13 @@ static int explain_carry_out(const struct oci_config *config, const char *bundle
  * on a host that cannot enforce limits whether the container may run
  * without, the LSM labels this host can carry out, and the checks of
  * carrying the config out. */
-static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
-                           const char *bundle, struct bind_sources *binds,
-                           struct floor_report *report, struct sb_error *err)
+static int explain_runtime(const struct operator_policy *policy, enum policy_profile profile,
+                           struct oci_config *config, const char *bundle,
+                           struct bind_sources *binds, struct floor_report *report,
+                           struct sb_error *err)
 {
+        struct landlock_host landlock;
+        struct landlock_rules rules;
         struct cgroup_root root = CGROUP_ROOT_INIT;
         _cleanup_free_ char *unusable = NULL;
         struct lsm_host_facts lsm;
@@ -220,6 +241,10 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
                                        config->linux_ ? &config->linux_->mount_label : NULL, report,
                                        err);
         lsm_host_facts_release(&lsm);
+        landlock_host_probe(&landlock);
+        if (ret == 0 && (ret = floor_landlock_decide(policy, policy_profile_get(profile), config,
+                                                     &landlock, &rules, report, err)) == 0)
+                landlock_rules_release(&rules);
         if (ret == 0)
                 ret = explain_carry_out(config, bundle, binds, report, err);
         return ret;
@@ -260,6 +285,7 @@ static int show(const struct global_options *global, struct sb_error *err)
         else
                 printf("wall-clock: none\n");
         print_cgroups(&policy);
+        print_landlock(&policy, ctx.profile);
         floor_report_release(&report);
         operator_policy_release(&policy);
         return 0;
@@ -339,7 +365,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         if (ret == 0)
                 ret = effective_spec_apply(config, &opts, &report, &profile, err);
         if (ret == 0)
-                ret = explain_runtime(&policy, config, bundle, &binds, &report, err);
+                ret = explain_runtime(&policy, profile, config, bundle, &binds, &report, err);
         if (ret == 0 && o->json)
                 ret = explain_json(policy_profile_get(profile)->name, policy.source, &report, err);
         else if (ret == 0)

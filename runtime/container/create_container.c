@@ -14,6 +14,7 @@
 #include "runtime/container/create_bundle.h"
 #include "runtime/container/global_options.h"
 #include "runtime/host/floor_host.h"
+#include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
 #include "runtime/container/state_dir.h"
 #include "runtime/container/watchdog.h"
@@ -102,6 +103,17 @@ static int decide_lsm(struct oci_config *config, struct sb_error *err)
         return ret;
 }
 
+/* Landlock as the profile and the operator's policy ask for it and this
+ * kernel offers it, decided before anything exists. */
+static int decide_landlock(struct create_ctx *c, struct sb_error *err)
+{
+        struct landlock_host host;
+
+        landlock_host_probe(&host);
+        return floor_landlock_decide(&c->policy, policy_profile_get(c->profile), c->config, &host,
+                                     &c->landlock, NULL, err);
+}
+
 /* Every step in the order it happens. Until the state directory exists a
  * failure leaves nothing behind; after it, create_ctx_release undoes all. */
 int container_create(const struct global_options *global, const struct create_request *req,
@@ -131,7 +143,7 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (apply_floor(global, &c, req->timeout_seconds, err) < 0)
                 goto out;
-        if (decide_lsm(c.config, err) < 0)
+        if (decide_lsm(c.config, err) < 0 || decide_landlock(&c, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0)
                 goto out;

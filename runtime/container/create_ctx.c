@@ -50,6 +50,7 @@ void create_ctx_release(struct create_ctx *c)
         mount_table_release(&c->mounts);
         init_plan_release(&c->plan);
         floor_seccomp_release(&c->floor);
+        landlock_rules_release(&c->landlock);
         seccomp_setup_release(&c->seccomp);
         for (int i = 0; i < LFD_COUNT; i++) {
                 if (c->fds[i] >= 0)

@@ -17,6 +17,7 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "common/strv.h"
+#include "spec/floor_landlock.h"
 #include "spec/operator_policy.h"
 
 struct global_options;
@@ -50,6 +51,7 @@ struct create_ctx {
         int listen_fds;
         struct container_cgroup cgroup;
         struct floor_seccomp floor;
+        struct landlock_rules landlock; /* spec/floor_landlock.h */
         struct seccomp_setup seccomp;
         int timeout;   /* effective wall-clock limit in seconds, 0: none */
         char *created; /* the record's "created" time */

@@ -22,6 +22,7 @@ int create_plan_prepare(struct create_ctx *c, const char *session_keyring, struc
                 .floor = &c->floor,
                 .seccomp = &c->seccomp,
                 .cgroup = container_cgroup_fd(&c->cgroup) >= 0,
+                .landlock = &c->landlock,
         };
 
         if (plan_build(c->config, &in, &c->plan, err) < 0)

@@ -12,6 +12,7 @@
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cgroup/systemd_scope.h"
+#include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/console.h"
@@ -64,6 +65,7 @@ struct exec_ctx {
         struct operator_policy policy; /* the one it was created under, from there too */
         enum policy_profile profile;   /* the floor's choice for the process */
         struct floor_seccomp floor;
+        struct landlock_rules landlock; /* the container's, for this process too */
         struct seccomp_setup seccomp;
         int seccomp_channel;
 };
@@ -71,6 +73,7 @@ struct exec_ctx {
 static void exec_ctx_release(struct exec_ctx *x)
 {
         floor_seccomp_release(&x->floor);
+        landlock_rules_release(&x->landlock);
         seccomp_setup_release(&x->seccomp);
         oci_config_free(x->config);
         operator_policy_release(&x->policy);
@@ -353,8 +356,12 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 return -1;
         /* The floor and the container's seccomp filter hold for every exec
          * too. */
+        struct landlock_host landlock_host;
+        landlock_host_probe(&landlock_host);
         if (floor_seccomp_prepare(x->profile, global->root, &x->floor, err) < 0 ||
-            seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0)
+            seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0 ||
+            floor_landlock_decide(&x->policy, policy_profile_get(x->profile), x->config,
+                                  &landlock_host, &x->landlock, NULL, err) < 0)
                 return -1;
         x->seccomp_channel = seccomp_setup_open_channel(&x->seccomp, err);
         if (x->seccomp_channel < 0)
@@ -379,6 +386,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 .floor = &x->floor,
                 .seccomp = &x->seccomp,
                 .cgroup = x->cgroup_fd >= 0,
+                .landlock = &x->landlock,
         };
         x->plan_fd = plan_seal(&x->plan, &conf, "sbrun-exec-plan", err);
         if (x->plan_fd < 0)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1 /* openat2, close_range, setresuid, asprintf */
 #endif
 #include "runtime/init/init_creds.h"
+#include "runtime/init/init_landlock.h"
 
 #include "runtime/init/init_console.h"
 #include "runtime/init/init_fds.h"
@@ -280,7 +281,8 @@ _Noreturn void init_become_process(const struct init_plan *plan)
 {
         struct sb_error err = { 0 };
 
-        if (init_redirect_stderr(plan->stderr_fd, &err) < 0)
+        if (init_redirect_stderr(plan->stderr_fd, &err) < 0 ||
+            init_landlock_enforce(plan->landlock_ruleset_fd, &err) < 0)
                 goto fail;
         if (join_session_keyring(plan->session_keyring, &err) < 0)
                 goto fail;

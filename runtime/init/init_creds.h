@@ -22,7 +22,7 @@ int init_load_seccomp(const struct init_plan *plan, struct sb_error *err);
  * (126 for EACCES), as shells and runc do. */
 _Noreturn void init_exec(const struct init_plan *plan);
 
-/* The whole tail, in order: stderr, keyring, a new session without a
+/* The whole tail, in order: stderr, Landlock, keyring, a new session without a
  * controlling terminal (a terminal's session was made when the pty was
  * attached), credentials, umask, no_new_privs, close fds, seccomp, execve.
  * Errors go to stderr, exit 1. */

@@ -11,6 +11,7 @@
 #include "runtime/init/init_creds.h"
 #include "runtime/init/init_devices.h"
 #include "runtime/init/init_fds.h"
+#include "runtime/init/init_landlock.h"
 #include "runtime/init/init_lsm.h"
 #include "runtime/init/init_mounts.h"
 #include "runtime/init/init_plan.h"
@@ -233,7 +234,8 @@ int main(int argc, char **argv)
          * syncs with its parent: a profile the kernel refuses fails create. */
         if (join_cgroup(&plan, &err) < 0 || setup_container(&plan, &console_slave, &err) < 0 ||
             find_executable(&plan, &err) < 0 || attach_terminal(&plan, &console_slave, &err) < 0 ||
-            init_set_lsm_labels(&plan, &err) < 0) {
+            init_set_lsm_labels(&plan, &err) < 0 ||
+            init_landlock_prepare(&plan, &plan.landlock_ruleset_fd, &err) < 0) {
                 report_failure(plan.ready_fd, &err);
                 return 1;
         }

@@ -223,6 +223,11 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         put_str(&w, plan->selinux_label);
         put_u64(&w, (uint64_t)(int64_t)plan->cgroup_procs_fd);
         put_u64(&w, plan->unshare_cgroupns);
+        put_u64(&w, plan->landlock_mode);
+        put_u64(&w, plan->landlock_abi);
+        put_u64(&w, plan->landlock_exec_writable);
+        put_u64(&w, plan->landlock_no_tcp);
+        put_strv(&w, plan->landlock_writable);
 
         if (w.failed) {
                 free(w.buf);
@@ -321,6 +326,12 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->selinux_label = get_str(&r);
         plan->cgroup_procs_fd = (int)(int64_t)get_u64(&r);
         plan->unshare_cgroupns = get_u64(&r) != 0;
+        plan->landlock_mode = (uint32_t)get_u64(&r);
+        plan->landlock_abi = (uint32_t)get_u64(&r);
+        plan->landlock_exec_writable = get_u64(&r) != 0;
+        plan->landlock_no_tcp = get_u64(&r) != 0;
+        plan->landlock_writable = get_strv(&r);
+        plan->landlock_ruleset_fd = -1;
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||
@@ -358,5 +369,6 @@ void init_plan_release(struct init_plan *plan)
         free(plan->seccomp_programs);
         free(plan->seccomp_program_sizes);
         free(plan->seccomp_program_flags);
+        free_strv(plan->landlock_writable);
         memset(plan, 0, sizeof(*plan));
 }

@@ -107,6 +107,19 @@ struct init_plan {
          * the cgroup just joined. */
         int cgroup_procs_fd;
         bool unshare_cgroupns;
+
+        /* Landlock (spec/floor_landlock.h): landlock_mode 0 for none, else
+         * enum landlock_mode; the ABI the rules are built for; writes beneath
+         * landlock_writable (NULL-terminated) only. sbrun-init builds the
+         * ruleset once the mounts are made and enforces it first thing in
+         * init_become_process (runtime/init/init_landlock.h). */
+        uint32_t landlock_mode;
+        uint32_t landlock_abi;
+        bool landlock_exec_writable;
+        bool landlock_no_tcp;
+        char **landlock_writable;
+        /* sbrun-init's own, not encoded: the ruleset it prepared, or -1. */
+        int landlock_ruleset_fd;
 };
 
 /* Serialise into a malloc'd buffer. */

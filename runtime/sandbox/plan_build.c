@@ -10,6 +10,7 @@
 #include "runtime/sandbox/mount_translate.h"
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
+#include "spec/floor_landlock.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -233,6 +234,19 @@ int plan_build_exec(const struct oci_process *process, const char *exec_path,
         return fill_process(plan, process, exec_path, in, err);
 }
 
+static int landlock_to_plan(const struct landlock_rules *r, struct init_plan *plan,
+                            struct sb_error *err)
+{
+        if (r == NULL || r->mode == LANDLOCK_OFF)
+                return 0;
+        plan->landlock_mode = (uint32_t)r->mode;
+        plan->landlock_abi = (uint32_t)r->abi;
+        plan->landlock_exec_writable = r->exec_writable;
+        plan->landlock_no_tcp = r->no_tcp;
+        plan->landlock_writable = copy_strv(r->writable, r->n_writable);
+        return plan->landlock_writable ? 0 : sb_fail(err, ENOMEM, "landlock");
+}
+
 int plan_seal(struct init_plan *plan, const struct plan_confinement *conf, const char *name,
               struct sb_error *err)
 {
@@ -249,7 +263,8 @@ int plan_seal(struct init_plan *plan, const struct plan_confinement *conf, const
                                   launcher_fd_number(plan->preserve_fds, LFD_SECCOMP), plan,
                                   err) < 0)
                 return -1;
-        if (init_plan_encode(plan, &encoded, &len, err) < 0)
+        if (landlock_to_plan(conf->landlock, plan, err) < 0 ||
+            init_plan_encode(plan, &encoded, &len, err) < 0)
                 return -1;
         return sb_memfd_with(name, encoded, len, err);
 }

@@ -13,6 +13,7 @@ struct oci_process;
 struct init_mount_list;
 struct floor_seccomp;
 struct seccomp_setup;
+struct landlock_rules;
 
 struct plan_inputs {
         const char *cwd;
@@ -39,9 +40,10 @@ struct plan_confinement {
         const struct floor_seccomp *floor;
         const struct seccomp_setup *seccomp;
         bool cgroup; /* the launcher passes the container's cgroup.procs (LFD_CGROUP) */
+        const struct landlock_rules *landlock; /* spec/floor_landlock.h; NULL: none */
 };
 
-/* The last step of both plans: the seccomp filters and the cgroup fd, then
+/* The last step of both plans: the seccomp filters, Landlock and the cgroup fd, then
  * the plan encoded into a memfd named NAME. Returns the memfd (the caller
  * owns it) or -1. */
 int plan_seal(struct init_plan *plan, const struct plan_confinement *conf, const char *name,

@@ -449,9 +449,15 @@ YAML
         [ -z "$output" ] || fail "pod left: $output"
 }
 
-@test "podman run --annotation run.sbrun.policy=strict: no capabilities, read-only root, no network socket" {
+@test "podman run --annotation run.sbrun.policy=strict: no capabilities, read-only root, no network socket, Landlock" {
+        # The files podman binds in (/etc/hosts, /dev/shm...) stay writable
+        # under Landlock; /proc, which no mount makes a workspace, does not.
         run podman run --rm --annotation run.sbrun.policy=strict busybox sh -c \
-                'grep -E "^Cap(Eff|Bnd)" /proc/self/status; touch /x; touch /tmp/x && echo tmp-ok; nc 127.0.0.1 1'
+                'grep -E "^Cap(Eff|Bnd)" /proc/self/status; touch /x; touch /tmp/x && echo tmp-ok; nc 127.0.0.1 1
+                 echo "10.0.0.9 extra" >>/etc/hosts && echo hosts-ok; touch /dev/shm/s && echo shm-ok
+                 { echo x >/proc/self/comm; } 2>/dev/null || echo proc-refused'
+        [[ $output == *hosts-ok* && $output == *shm-ok* && $output == *proc-refused* ]] ||
+                fail "Landlock: $output"
         [[ $output == *"CapEff:	0000000000000000"* ]] || fail "capabilities: $output"
         [[ $output == *"CapBnd:	0000000000000000"* ]] || fail "capabilities: $output"
         [[ $output == *"touch: /x: Read-only file system"* ]] || fail "root writable: $output"

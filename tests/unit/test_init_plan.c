@@ -36,6 +36,7 @@ static uint8_t prog_b[] = { 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 2
 static uint8_t *progs[] = { prog_a, prog_b };
 static size_t prog_sizes[] = { sizeof(prog_a), sizeof(prog_b) };
 static uint32_t prog_flags[] = { 0, 0x9 }; /* TSYNC | NEW_LISTENER on the second */
+static char *writable[] = { "/tmp", "/dev/null", NULL };
 
 static struct init_plan sample(void)
 {
@@ -78,6 +79,11 @@ static struct init_plan sample(void)
                 .seccomp_notify_fd = 12,
                 .apparmor_profile = "sbrun-test",
                 .selinux_label = "system_u:system_r:container_t:s0:c1,c2",
+                .landlock_mode = 2,
+                .landlock_abi = 3,
+                .landlock_exec_writable = false,
+                .landlock_no_tcp = true,
+                .landlock_writable = writable,
         };
 }
 
@@ -167,6 +173,12 @@ static void test_round_trip(void **state)
         assert_int_equal(out.seccomp_notify_fd, 12);
         assert_string_equal(out.apparmor_profile, "sbrun-test");
         assert_string_equal(out.selinux_label, "system_u:system_r:container_t:s0:c1,c2");
+        assert_int_equal(out.landlock_mode, 2);
+        assert_int_equal(out.landlock_abi, 3);
+        assert_false(out.landlock_exec_writable);
+        assert_true(out.landlock_no_tcp);
+        assert_strv_equal(in.landlock_writable, out.landlock_writable);
+        assert_int_equal(out.landlock_ruleset_fd, -1);
 
         init_plan_release(&out);
         free(buf);

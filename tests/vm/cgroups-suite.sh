@@ -3,7 +3,8 @@
 # tests/vm/memory_limit.bats,
 # tests/vm/cgroups_devices_events.bats), the floor attacks that need real
 # cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
-# an AppArmor profile confining a container (tests/vm/lsm.bats), then the
+# an AppArmor profile confining a container (tests/vm/lsm.bats), Landlock
+# on the guest's older ABI (tests/integration/landlock.bats), then the
 # resource checks of the real engines (the "vm:" tests of
 # tests/engines/containerd.bats, subsets of tests/engines/podman.bats and
 # cri.bats) and the propagation test of tests/integration/mounts.bats, run
@@ -67,6 +68,9 @@ suite() {
 	# Mount propagation on the guest's own shared mounts: the host suite's test,
 	# once more where nothing is opted out.
 	sel -f '^propagation: ' "$SBRUN_SRCDIR/tests/integration/mounts.bats"
+	# Landlock on the guest's kernel (Debian's 6.1: ABI 2, no truncate or
+	# TCP rights): writes, a late mount, W^X (tests/integration/landlock.bats).
+	sel -f '^landlock: (under strict (a write|/tmp)|a program written)' "$SBRUN_SRCDIR/tests/integration/landlock.bats"
 
 	# Races on one container and the wall-clock limit's escapees (double
 	# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,

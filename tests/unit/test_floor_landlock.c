@@ -1,0 +1,208 @@
+/* Landlock as the floor decides it (spec/floor_landlock.c) from the
+ * effective config, the profile, the operator's policy and what the kernel
+ * offers: strict requires it, standard has it where the policy asks, a
+ * kernel without it fails or is warned about by the mode, and W^X with a
+ * writable root is refused. What sbrun-init does with the rules is shown
+ * end to end by tests/integration/landlock.bats. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include "floor_fixture.h"
+#include "spec/floor_landlock.h"
+
+#include "common/landlock.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const struct landlock_host abi7 = { .abi = 7 };
+static const struct landlock_host abi2 = { .abi = 2 };
+static const struct landlock_host none = { .abi = 0, .absent = "not enabled" };
+
+static bool has(const struct landlock_rules *r, const char *path)
+{
+        for (size_t i = 0; i < r->n_writable; i++)
+                if (strcmp(r->writable[i], path) == 0)
+                        return true;
+        return false;
+}
+
+/* The merge in explain mode, then the decision on its result. */
+static int decide(const char *config, const char *policy, const struct landlock_host *host,
+                  struct floor_run *run, struct landlock_rules *rules)
+{
+        floor_run_ok(run, config, policy);
+        return floor_landlock_decide(&run->policy, policy_profile_get(run->profile), run->config,
+                                     host, rules, &run->report, &run->err);
+}
+
+static void test_standard_has_none_by_default(void **state)
+{
+        struct floor_run run;
+        struct landlock_rules r;
+
+        (void)state;
+        assert_int_equal(decide(SPEC("", "", ""), NULL, &abi7, &run, &r), 0);
+        assert_int_equal(r.mode, LANDLOCK_OFF);
+        assert_null(r.writable);
+        assert_null(floor_change_find(&run.report, "landlock", 0));
+        floor_run_release(&run);
+}
+
+static void test_strict_requires_it(void **state)
+{
+        struct floor_run run;
+        struct landlock_rules r;
+
+        (void)state;
+        assert_int_equal(decide(SPEC("", STRICT_ANNOTATION,
+                                     ",'devices':[{'path':'/dev/fuse','type':'c','major':10,"
+                                     "'minor':229}]"),
+                                "{'floor':{'devices':['/dev/fuse']}}", &abi7, &run, &r),
+                         0);
+        assert_int_equal(r.mode, LANDLOCK_REQUIRED);
+        assert_int_equal(r.abi, SB_LANDLOCK_ABI_KNOWN);
+        assert_true(r.exec_writable);
+        assert_true(r.no_tcp);
+        /* The root is read-only under strict; its /tmp, /dev's nodes and
+         * the config's devices are the workspace. */
+        assert_false(has(&r, "/"));
+        assert_true(has(&r, "/tmp"));
+        assert_true(has(&r, "/dev/shm"));
+        assert_true(has(&r, "/dev/null"));
+        assert_true(has(&r, "/dev/pts"));
+        assert_true(has(&r, "/dev/fuse"));
+        assert_false(has(&r, "/proc"));
+        assert_change(&run.report, "landlock", FLOOR_ADDED, "(none)",
+                      "ABI 4: writes beneath 12 paths; exec there allowed; TCP denied",
+                      "strict: Landlock");
+        landlock_rules_release(&r);
+        floor_run_release(&run);
+}
+
+static void test_writable_mounts(void **state)
+{
+        struct floor_run run;
+        struct landlock_rules r;
+
+        (void)state;
+        assert_int_equal(
+                decide(SPEC("",
+                            ",'mounts':[{'destination':'/data','type':'bind','source':'/tmp',"
+                            "'options':['rbind']},{'destination':'/ro','type':'bind',"
+                            "'source':'/tmp','options':['rbind','ro']},{'destination':"
+                            "'/proc','type':'proc','source':'proc'},{'destination':'/scratch',"
+                            "'type':'tmpfs','source':'tmpfs','options':['ro','rw']}]",
+                            ""),
+                       "{'landlock':{'mode':'required'}}", &abi2, &run, &r),
+                0);
+        assert_int_equal(r.mode, LANDLOCK_REQUIRED);
+        assert_int_equal(r.abi, 2);
+        assert_true(has(&r, "/")); /* standard: the root is as the config says */
+        assert_true(has(&r, "/data"));
+        assert_false(has(&r, "/ro"));
+        assert_false(has(&r, "/proc"));
+        assert_true(has(&r, "/scratch")); /* the last of ro and rw wins */
+        assert_false(r.no_tcp);
+        landlock_rules_release(&r);
+        floor_run_release(&run);
+}
+
+static void test_kernel_without_it(void **state)
+{
+        struct floor_run run;
+        struct landlock_rules r;
+
+        (void)state;
+        /* Required: refused, with the way out named. */
+        assert_int_equal(decide(SPEC("", STRICT_ANNOTATION, ""), NULL, &none, &run, &r), 0);
+        const struct floor_change *c = floor_change_find(&run.report, "landlock", 0);
+        assert_non_null(c);
+        assert_int_equal(c->action, FLOOR_REFUSED);
+        assert_non_null(strstr(c->rule, "this kernel has none (not enabled)"));
+        assert_non_null(strstr(c->rule, "\"landlock\": {\"mode\": \"best-effort\"}"));
+        floor_run_release(&run);
+
+        /* Best effort: dropped, recorded. */
+        assert_int_equal(decide(SPEC("", STRICT_ANNOTATION, ""),
+                                "{'landlock':{'mode':'best-effort'}}", &none, &run, &r),
+                         0);
+        assert_int_equal(r.mode, LANDLOCK_OFF);
+        assert_change(&run.report, "landlock", FLOOR_DROPPED, "Landlock", "not available",
+                      "landlock.mode best-effort in /etc/sbrun/policy.json");
+        floor_run_release(&run);
+}
+
+static void test_wx_needs_a_readonly_root(void **state)
+{
+        struct floor_run run;
+        struct landlock_rules r;
+
+        (void)state;
+        assert_int_equal(decide(SPEC("", "", ""),
+                                "{'landlock':{'mode':'required','exec_writable':false}}", &abi7,
+                                &run, &r),
+                         0);
+        const struct floor_change *c = floor_change_find(&run.report, "root.readonly", 0);
+        assert_non_null(c);
+        assert_int_equal(c->action, FLOOR_REFUSED);
+        floor_run_release(&run);
+
+        /* Under strict the root is read-only: W^X holds. */
+        assert_int_equal(decide(SPEC("", STRICT_ANNOTATION, ""),
+                                "{'landlock':{'exec_writable':false}}", &abi7, &run, &r),
+                         0);
+        assert_int_equal(r.mode, LANDLOCK_REQUIRED);
+        assert_false(r.exec_writable);
+        landlock_rules_release(&r);
+        floor_run_release(&run);
+}
+
+static void expect_policy_error(const char *doc, const char *message)
+{
+        struct operator_policy policy;
+        struct sb_error err = { 0 };
+        char *json = dq(doc);
+
+        assert_int_equal(operator_policy_parse(json, strlen(json), "p.json", &policy, &err), -1);
+        if (err.msg == NULL || strstr(err.msg, message) == NULL)
+                fail_msg("%s: got \"%s\", expected \"%s\"", json, err.msg, message);
+        sb_error_clear(&err);
+        free(json);
+}
+
+static void test_policy_keys(void **state)
+{
+        struct operator_policy p;
+
+        (void)state;
+        policy_parse("{}", &p);
+        assert_int_equal(p.landlock_mode, LANDLOCK_OFF);
+        assert_true(p.landlock_exec_writable);
+        operator_policy_release(&p);
+        expect_policy_error("{'landlock':{'mode':'on'}}",
+                            "landlock.mode: expected \"off\", \"required\" or \"best-effort\"");
+        expect_policy_error("{'landlock':{'exec_writable':'no'}}",
+                            "landlock.exec_writable: expected true or false");
+        expect_policy_error("{'landlock':{'refer':true}}", "landlock.refer: unknown setting");
+        expect_policy_error("{'landlock':true}", "landlock: expected an object");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_standard_has_none_by_default),
+                cmocka_unit_test(test_strict_requires_it),
+                cmocka_unit_test(test_writable_mounts),
+                cmocka_unit_test(test_kernel_without_it),
+                cmocka_unit_test(test_wx_needs_a_readonly_root),
+                cmocka_unit_test(test_policy_keys),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
