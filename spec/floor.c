@@ -19,6 +19,7 @@ static void merge_ceilings(struct floor_ceilings *c, const struct floor_ceilings
         PICK(fsize);
         PICK(nofile);
         PICK(tmp_size);
+        PICK(inodes);
 #undef PICK
         if (op->cpu_quota != 0 && (override || c->cpu_quota == 0 || op->cpu_quota < c->cpu_quota)) {
                 c->cpu_quota = op->cpu_quota;

@@ -88,6 +88,9 @@ char **floor_landlock_writable(const struct oci_config *config, const struct flo
                 ok = add(&v, n, "/") == 0;
         if (ok && profile->readonly_root)
                 ok = add(&v, n, "/tmp") == 0;
+        /* The floor's tmpfs for it, refused at create unless the path is good. */
+        if (ok && oci_annotation(config, WORKSPACE_ANNOTATION) != NULL)
+                ok = add(&v, n, oci_annotation(config, WORKSPACE_ANNOTATION)) == 0;
         for (size_t i = 0; ok && i < config->n_mounts; i++) {
                 const struct oci_mount *m = &config->mounts[i];
                 if (!kernel_view(m) && !read_only(m))

@@ -9,8 +9,9 @@
  * - write (create, remove, truncate, link and rename within) only beneath
  *   what the effective config makes writable: the root if it is not
  *   read-only, each mount without "ro" that is not proc, sysfs or cgroup,
- *   the standard /dev nodes, /dev/pts, /dev/shm and linux.devices; a mount
- *   that appears later (propagation) elsewhere is not writable;
+ *   the standard /dev nodes, /dev/pts, /dev/shm, linux.devices and the
+ *   run.sbrun.workspace directory; a mount that appears later
+ *   (propagation) elsewhere is not writable;
  * - with "exec_writable": false, nothing beneath a writable path may be
  *   executed (W^X; refused with a writable root, which would leave nothing
  *   to run);

@@ -110,17 +110,19 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
         return 0;
 }
 
-/* size=BYTES in place of any size= or nr_blocks= (either sets the block
- * limit, the last one wins in the kernel, so none may stay beside it). */
-static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *err)
+/* NAME=VALUE in place of every NAME= (and OTHER=, when not NULL) option:
+ * size= and nr_blocks= both set the block limit and the last one wins in
+ * the kernel, so none may stay beside the floor's. */
+static int set_option(struct oci_mount *m, const char *name, const char *other, uint64_t value,
+                      struct sb_error *err)
 {
         char opt[64];
         size_t kept = 0;
 
-        snprintf(opt, sizeof(opt), "size=%" PRIu64, size);
+        snprintf(opt, sizeof(opt), "%s%" PRIu64, name, value);
         for (size_t i = 0; i < m->n_options; i++) {
-                if (strncmp(m->options[i], "size=", 5) == 0 ||
-                    strncmp(m->options[i], "nr_blocks=", 10) == 0)
+                if (strncmp(m->options[i], name, strlen(name)) == 0 ||
+                    (other != NULL && strncmp(m->options[i], other, strlen(other)) == 0))
                         free(m->options[i]);
                 else
                         m->options[kept++] = m->options[i];
@@ -135,6 +137,11 @@ static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *
                 return sb_fail(err, ENOMEM, "mounts");
         grown[++m->n_options] = NULL;
         return 0;
+}
+
+static int set_size_option(struct oci_mount *m, uint64_t size, struct sb_error *err)
+{
+        return set_option(m, "size=", "nr_blocks=", size, err);
 }
 
 /* size=N% of the host's RAM, as the kernel takes it: a size, but not one
@@ -192,40 +199,96 @@ static bool is_tmpfs(const struct oci_mount *m)
         return m->type != NULL && strcmp(m->type, "tmpfs") == 0;
 }
 
-/* A tmpfs without a size may take half the host's RAM; every one is held
- * to the profile's tmp ceiling (its pages count against memory.max too,
- * but that may be unset under standard). */
-static int cap_tmpfs_mounts(struct oci_config *config, const struct floor_context *ctx,
-                            struct floor_report *report, struct sb_error *err)
+/* The tmpfs's inode limit as asked, into *count: 0 when none, UINT64_MAX
+ * for nr_inodes=0 (tmpfs's "no limit"). One that is no count at all is
+ * refused, as a size= is. */
+static int requested_inodes(const struct oci_mount *m, size_t index, struct floor_report *report,
+                            uint64_t *count, char *shown, size_t shown_size, struct sb_error *err)
 {
-        uint64_t ceiling = ctx->ceilings.tmp_size;
-        char rule[64], eff[64];
+        *count = 0;
+        snprintf(shown, shown_size, "(none)");
+        for (size_t i = 0; i < m->n_options; i++) {
+                const char *opt = m->options[i];
+                int64_t n = 0;
+                char field[64];
 
-        if (ceiling == 0)
-                return 0;
-        snprintf(rule, sizeof(rule), "%s tmpfs size ceiling", ctx->profile->name);
-        snprintf(eff, sizeof(eff), "size=%" PRIu64, ceiling);
-        for (size_t i = 0; i < config->n_mounts; i++) {
-                struct oci_mount *m = &config->mounts[i];
-                char field[64], req[96];
-                uint64_t size;
-
-                if (!is_tmpfs(m))
+                if (strncmp(opt, "nr_inodes=", 10) != 0)
                         continue;
-                if (requested_size(m, i, report, &size, req, sizeof(req), err) < 0)
-                        return -1;
-                if (size != 0 && size <= ceiling)
+                snprintf(shown, shown_size, "%s", opt);
+                if (size_parse(opt + 10, SIZE_TMPFS, &n) == 0) {
+                        *count = n == 0 ? UINT64_MAX : (uint64_t)n;
                         continue;
-                snprintf(field, sizeof(field), "mounts[%zu].options", i);
-                if (set_size_option(m, ceiling, err) < 0 ||
-                    floor_note(report, err, size == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req,
-                               eff, rule) < 0)
+                }
+                *count = UINT64_MAX;
+                snprintf(field, sizeof(field), "mounts[%zu].options", index);
+                if (floor_refuse(report, err, field, opt,
+                                 "a tmpfs nr_inodes is a count with an optional k, m, g or t, "
+                                 "at most 2^63-1") < 0)
                         return -1;
         }
         return 0;
 }
 
-static int add_tmp(struct oci_config *config, struct sb_error *err)
+/* A tmpfs without a size may take half the host's RAM: held to the
+ * profile's tmp ceiling (its pages count against memory.max too, but that
+ * may be unset under standard). */
+static int cap_size(struct oci_mount *m, size_t i, const struct floor_context *ctx,
+                    struct floor_report *report, struct sb_error *err)
+{
+        uint64_t ceiling = ctx->ceilings.tmp_size, size;
+        char field[64], req[96], rule[64], eff[64];
+
+        if (ceiling == 0)
+                return 0;
+        if (requested_size(m, i, report, &size, req, sizeof(req), err) < 0)
+                return -1;
+        if (size != 0 && size <= ceiling)
+                return 0;
+        snprintf(rule, sizeof(rule), "%s tmpfs size ceiling", ctx->profile->name);
+        snprintf(eff, sizeof(eff), "size=%" PRIu64, ceiling);
+        snprintf(field, sizeof(field), "mounts[%zu].options", i);
+        if (set_size_option(m, ceiling, err) < 0)
+                return -1;
+        return floor_note(report, err, size == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req, eff,
+                          rule);
+}
+
+/* Nor may it take as many inodes as it has pages: a million empty files
+ * fill no size limit, and each costs the host kernel memory. */
+static int cap_inodes(struct oci_mount *m, size_t i, const struct floor_context *ctx,
+                      struct floor_report *report, struct sb_error *err)
+{
+        uint64_t ceiling = ctx->ceilings.inodes, count;
+        char field[64], req[96], rule[64], eff[64];
+
+        if (ceiling == 0)
+                return 0;
+        if (requested_inodes(m, i, report, &count, req, sizeof(req), err) < 0)
+                return -1;
+        if (count != 0 && count <= ceiling)
+                return 0;
+        snprintf(rule, sizeof(rule), "%s tmpfs inode ceiling", ctx->profile->name);
+        snprintf(eff, sizeof(eff), "nr_inodes=%" PRIu64, ceiling);
+        snprintf(field, sizeof(field), "mounts[%zu].options", i);
+        if (set_option(m, "nr_inodes=", NULL, ceiling, err) < 0)
+                return -1;
+        return floor_note(report, err, count == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req, eff,
+                          rule);
+}
+
+static int cap_tmpfs_mounts(struct oci_config *config, const struct floor_context *ctx,
+                            struct floor_report *report, struct sb_error *err)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                struct oci_mount *m = &config->mounts[i];
+                if (is_tmpfs(m) && (cap_size(m, i, ctx, report, err) < 0 ||
+                                    cap_inodes(m, i, ctx, report, err) < 0))
+                        return -1;
+        }
+        return 0;
+}
+
+static int add_tmpfs(struct oci_config *config, const char *destination, struct sb_error *err)
 {
         static const char *const opts[] = { "nosuid", "nodev", "mode=1777", NULL };
         struct oci_mount *grown = realloc(config->mounts, (config->n_mounts + 1) * sizeof(*grown));
@@ -235,7 +298,7 @@ static int add_tmp(struct oci_config *config, struct sb_error *err)
         config->mounts = grown;
         struct oci_mount *m = &grown[config->n_mounts++];
         memset(m, 0, sizeof(*m));
-        m->destination = strdup("/tmp");
+        m->destination = strdup(destination);
         m->type = strdup("tmpfs");
         m->source = strdup("tmpfs");
         m->options = calloc(5, sizeof(char *));
@@ -275,11 +338,63 @@ static int strict_root(struct oci_config *config, const struct floor_context *ct
                                     "strict: size-capped /tmp");
         }
         snprintf(eff, sizeof(eff), "tmpfs size=%" PRIu64, size);
-        if (add_tmp(config, err) < 0 ||
+        if (add_tmpfs(config, "/tmp", err) < 0 ||
             set_size_option(&config->mounts[config->n_mounts - 1], size, err) < 0)
                 return -1;
         return floor_note(report, err, FLOOR_ADDED, "mounts./tmp", NULL, eff,
                           "strict: size-capped /tmp");
+}
+
+/* What a workspace may be: an absolute, clean path below the root, not
+ * in the kernel's views or /dev. */
+static bool workspace_path_ok(const char *dir)
+{
+        static const char *const kernel[] = { "/proc", "/sys", "/dev", NULL };
+
+        if (dir[0] != '/' || dir[1] == '\0' || strlen(dir) >= PATH_MAX || strstr(dir, "//") ||
+            dir[strlen(dir) - 1] == '/' || strstr(dir, "/./") || strstr(dir, "/../") ||
+            (strlen(dir) >= 2 && strcmp(dir + strlen(dir) - 2, "/.") == 0) ||
+            (strlen(dir) >= 3 && strcmp(dir + strlen(dir) - 3, "/..") == 0))
+                return false;
+        for (const char *const *k = kernel; *k != NULL; k++) {
+                size_t n = strlen(*k);
+                if (strncmp(dir, *k, n) == 0 && (dir[n] == '\0' || dir[n] == '/'))
+                        return false;
+        }
+        return true;
+}
+
+/* run.sbrun.workspace=DIR: the container's writable scratch beside /tmp,
+ * on a tmpfs that cap_tmpfs_mounts sizes and caps in inodes like every
+ * other; a config's own tmpfs there is kept (and capped), anything else
+ * there would escape the caps and is refused. */
+static int workspace(struct oci_config *config, struct floor_report *report, struct sb_error *err)
+{
+        const char *dir = oci_annotation(config, WORKSPACE_ANNOTATION);
+        char field[64];
+
+        if (dir == NULL)
+                return 0;
+        snprintf(field, sizeof(field), "annotations[\"%s\"]", WORKSPACE_ANNOTATION);
+        if (!workspace_path_ok(dir))
+                return floor_refuse(report, err, field, dir,
+                                    "a workspace is a clean absolute path below /, not in /proc, "
+                                    "/sys or /dev");
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const struct oci_mount *m = &config->mounts[i];
+                if (m->destination == NULL || strcmp(m->destination, dir) != 0)
+                        continue;
+                if (is_tmpfs(m))
+                        return 0;
+                snprintf(field, sizeof(field), "mounts[%zu]", i);
+                return floor_refuse(report, err, field, "a workspace that is not a tmpfs",
+                                    "run.sbrun.workspace: a capped tmpfs");
+        }
+        if (add_tmpfs(config, dir, err) < 0)
+                return -1;
+        snprintf(field, sizeof(field), "mounts.%s", dir);
+        return floor_note(report, err, FLOOR_ADDED, field, NULL, "tmpfs",
+                          "run.sbrun.workspace: a capped tmpfs");
 }
 
 int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
@@ -288,6 +403,8 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
         if (check_binds(config, ctx, report, err) < 0)
                 return -1;
         if (ctx->profile->readonly_root && strict_root(config, ctx, report, err) < 0)
+                return -1;
+        if (workspace(config, report, err) < 0)
                 return -1;
         return cap_tmpfs_mounts(config, ctx, report, err);
 }

@@ -91,7 +91,8 @@ static int open_in_policy_dir(const char *file, uid_t host_root, int *fd, struct
                 return sb_fail(err, errno, "policy directory /etc");
         if (check_dir(etc, "/etc", host_root, err) < 0)
                 return -1;
-        dir = openat(etc, OPERATOR_POLICY_DIR_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dir = openat(etc, OPERATOR_POLICY_DIR_NAME,
+                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
                 return 0; /* errno: ENOENT is the built-in default */
         if (check_dir(dir, OPERATOR_POLICY_DIR, host_root, err) < 0)

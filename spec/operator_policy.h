@@ -21,7 +21,8 @@
  *       "cpu": "1.0",                 CPUs: cpu.quota per 100 ms cpu.period
  *       "fsize": "64M",               RLIMIT_FSIZE (bytes, suffixes allowed)
  *       "nofile": 1024,               RLIMIT_NOFILE
- *       "tmp": "64M"                  size of every tmpfs mount (strict: /tmp is one)
+ *       "tmp": "64M",                 size of every tmpfs mount (strict: /tmp is one)
+ *       "inodes": "16k"               nr_inodes of every tmpfs mount
  *     },
  *     "devices": ["/dev/fuse"]        device nodes linux.devices may create
  *   }                                 beyond the standard ones

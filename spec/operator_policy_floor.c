@@ -52,6 +52,8 @@ static int ceiling_member(const char *key, json_val value, struct jpath *p, void
                 c->nofile = (uint64_t)n;
         else if (strcmp(key, "tmp") == 0)
                 c->tmp_size = (uint64_t)n;
+        else if (strcmp(key, "inodes") == 0)
+                c->inodes = (uint64_t)n;
         else
                 return jfail(p, err, "unknown ceiling");
         return 0;

@@ -28,8 +28,9 @@ static const struct floor_profile profiles[] = {
                 /* Enough for a build or a busy server; a fork bomb stops here.
                  * No default memory/cpu ceiling: ordinary images vary too
                  * much; the operator sets them. A tmpfs would otherwise
-                 * take half the host's RAM. */
-                .ceilings = { .pids = 4096, .tmp_size = 1024 * MiB },
+                 * take half the host's RAM, and as many inodes as it has
+                 * pages (a million empty files fill no size limit). */
+                .ceilings = { .pids = 4096, .tmp_size = 1024 * MiB, .inodes = 1024 * 1024 },
         },
         {
                 .id = POLICY_STRICT,
@@ -45,7 +46,8 @@ static const struct floor_profile profiles[] = {
                               .cpu_period = 100000,
                               .fsize = 64 * MiB,
                               .nofile = 1024,
-                              .tmp_size = 64 * MiB },
+                              .tmp_size = 64 * MiB,
+                              .inodes = 16 * 1024 },
         },
 };
 

@@ -13,6 +13,9 @@
 struct sb_error;
 
 #define POLICY_ANNOTATION "run.sbrun.policy"
+/* A directory that gets a size- and inode-capped tmpfs: a workspace on a
+ * read-only root (spec/floor_mounts.c). */
+#define WORKSPACE_ANNOTATION "run.sbrun.workspace"
 
 /* 0 means "no ceiling" for every field. A ceiling applies also when the
  * spec asks for no limit at all. */
@@ -24,6 +27,7 @@ struct floor_ceilings {
         uint64_t fsize;      /* RLIMIT_FSIZE, bytes */
         uint64_t nofile;     /* RLIMIT_NOFILE */
         uint64_t tmp_size;   /* size of every tmpfs mount (strict: and of /tmp), bytes */
+        uint64_t inodes;     /* nr_inodes of every tmpfs mount */
 };
 
 struct floor_profile {

@@ -275,6 +275,7 @@ static int show(const struct global_options *global, struct sb_error *err)
                 printf("  cpu: none\n");
         printf("  fsize: %" PRIu64 "\n  nofile: %" PRIu64 "\n  tmp: %" PRIu64 "\n", c->fsize,
                c->nofile, c->tmp_size);
+        printf("  inodes: %" PRIu64 "\n", c->inodes);
         printf("devices:");
         for (size_t i = 0; i < policy.n_devices; i++)
                 printf(" %s", policy.devices[i]);

@@ -122,6 +122,14 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                         o->size = (unsigned long long)size;
                         o->has_size = true;
                         strv_add(&o->data, opt);
+                } else if (strncmp(opt, "nr_inodes=", 10) == 0) {
+                        int64_t count = 0;
+                        if (size_parse(opt + 10, SIZE_TMPFS, &count) < 0)
+                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
+                                               opt);
+                        o->inodes = (unsigned long long)count;
+                        o->has_inodes = true;
+                        strv_add(&o->data, opt);
                 } else if (strcmp(opt, "tmpcopyup") == 0) {
                         o->copyup = true;
                 } else if (strcmp(opt, "idmap") == 0 || strcmp(opt, "ridmap") == 0 ||
@@ -312,21 +320,36 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
                                                                   0;
 }
 
-/* runc's /dev tmpfs size. */
+/* runc's /dev tmpfs size, and an inode limit within every profile's
+ * (spec/policy_profiles.c), for a config without a /dev mount: the floor
+ * caps the config's own. */
 #define DEV_TMPFS_SIZE (64ULL << 20)
+#define DEV_TMPFS_INODES 16384ULL
 
 /* bwrap has no size for --dev (its --size is for --tmpfs only), and an
- * unsized tmpfs may take half the host's RAM: the init sets the size. */
-static int add_dev(unsigned long long size, struct strv *bwrap, struct init_mount_list *init,
-                   struct sb_error *err)
+ * unsized tmpfs may take half the host's RAM and as many inodes as it has
+ * pages: the init sets both. */
+static int add_dev(unsigned long long size, unsigned long long inodes, struct strv *bwrap,
+                   struct init_mount_list *init, struct sb_error *err)
 {
-        char data[64];
+        char data[96];
 
         strv_add(bwrap, "--dev");
         strv_add(bwrap, "/dev");
-        snprintf(data, sizeof(data), "size=%llu", size);
+        snprintf(data, sizeof(data), "size=%llu,nr_inodes=%llu", size, inodes);
         if (init_mount_list_add(init, INIT_MOUNT_RESIZE, NULL, "/dev", NULL, 0, data, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts");
+        return 0;
+}
+
+static int add_inodes(const char *dest, unsigned long long inodes, size_t i,
+                      struct init_mount_list *init, struct sb_error *err)
+{
+        char data[48];
+
+        snprintf(data, sizeof(data), "nr_inodes=%llu", inodes);
+        if (init_mount_list_add(init, INIT_MOUNT_RESIZE, NULL, dest, NULL, 0, data, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
         return 0;
 }
 
@@ -400,7 +423,8 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
                 /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
                  * /dev/shm: what an OCI /dev tmpfs is expected to become. */
-                if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE,
+                            o->has_inodes ? o->inodes : DEV_TMPFS_INODES, bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
                 if (o->copyup)
@@ -423,6 +447,9 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                 }
                 strv_add(bwrap, "--tmpfs");
                 strv_add(bwrap, dest);
+                /* bwrap has no option for it: the init remounts with it. */
+                if (o->has_inodes && add_inodes(dest, o->inodes, i, init, err) < 0)
+                        return -1;
         } else if (is_type(m, "proc")) {
                 strv_add(bwrap, "--proc");
                 strv_add(bwrap, dest);
@@ -626,7 +653,7 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
         /* runc gives every container the default device nodes even without a
          * /dev mount; bwrap's --dev is that set. */
         if (!config_has_dev) {
-                if (add_dev(DEV_TMPFS_SIZE, bwrap, init, err) < 0)
+                if (add_dev(DEV_TMPFS_SIZE, DEV_TMPFS_INODES, bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
                 if (table_add(table, "/dev", MOUNTED_FRESH, NULL) < 0)

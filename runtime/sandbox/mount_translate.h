@@ -50,10 +50,11 @@ struct mount_options {
         bool recursive;
         bool copyup;               /* tmpcopyup: the tmpfs starts with the image's content */
         unsigned long propagation; /* MS_SHARED, MS_SLAVE, … (| MS_REC), 0: as bwrap left it */
-        bool has_mode, has_size;
+        bool has_mode, has_size, has_inodes;
         unsigned int mode;
         unsigned long long size;
-        struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
+        unsigned long long inodes; /* nr_inodes= */
+        struct strv data;          /* filesystem options passed through (newinstance, gid=5, …) */
 };
 
 /* Parse mounts[index]'s options into *o (zeroed by the caller). An invalid

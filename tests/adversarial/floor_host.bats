@@ -397,6 +397,59 @@ expect_capped() {
         assert_no_leftovers "$ID"
 }
 
+# inode_fill_cmd DIR...: for each DIR, make empty files until one fails (at
+# most 100000) and print "DIR COUNT ERROR", then remove them.
+inode_fill_cmd() {
+        local d cmd=""
+        for d in "$@"; do
+                cmd+="i=0; while [ \$i -lt 100000 ] && true 2>/dev/null >$d/inode-fill-\$i; do i=\$((i + 1)); done; "
+                cmd+="echo \"$d \$i \$({ true >$d/inode-fill-\$i; } 2>&1)\"; rm -f $d/inode-fill-*; "
+        done
+        echo "$cmd"
+}
+
+@test "host: a million empty files stop at the inode ceiling of /tmp, /dev and /dev/shm with ENOSPC" {
+        make_bundle
+        set_cmd "$(inode_fill_cmd /tmp /dev /dev/shm)"
+        for profile in standard strict; do
+                run_profile $profile '{"floor": {"ceilings": {"inodes": 2000}}}'
+                echo "$profile: $output"
+                [ "$status" -eq 0 ]
+                local d line n
+                for d in /tmp /dev /dev/shm; do
+                        [ $profile = standard ] && [ $d = /tmp ] && continue # the rootfs's /tmp
+                        line=$(grep "^$d " <<<"$output") || fail "$profile: no result for $d"
+                        read -r _ n _ <<<"$line"
+                        [ "$n" -lt 2000 ] || fail "$profile: $d took $n files (ceiling 2000)"
+                        [[ $line == *"No space left on device"* ]] || fail "$profile: $line"
+                done
+                assert_no_leftovers "$ID"
+        done
+
+        # Without the key: strict's default, 16k inodes, on each of them.
+        set_cmd 'grep -E " /(tmp|dev|dev/shm) tmpfs " /proc/mounts'
+        run_profile strict
+        [ "$status" -eq 0 ]
+        [ "$(grep -c "nr_inodes=16384" <<<"$output")" = 3 ] || fail "$output"
+}
+
+@test "host: run.sbrun.workspace under strict: a tmpfs the container may write, full at the size and inode ceilings" {
+        make_bundle
+        edit_config '.annotations["run.sbrun.workspace"] = "/work"'
+        set_cmd "$(fill_cmd /work) $(inode_fill_cmd /work) grep ' /work ' /proc/mounts"
+        run_profile strict '{"floor": {"ceilings": {"tmp": "8M", "inodes": 2000}}}'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        expect_capped $((8 << 20)) /work
+        local line n
+        line=$(grep "^/work [0-9]* " <<<"$output" | tail -n 1)
+        read -r _ n _ <<<"$line"
+        [ "$n" -gt 1000 ] && [ "$n" -lt 2000 ] || fail "/work took $n files (ceiling 2000)"
+        [[ $line == *"No space left on device"* ]] || fail "$line"
+        [[ $output == *"tmpfs /work tmpfs rw,nosuid,nodev,"*"size=8192k,nr_inodes=2000"* ]] || fail "$output"
+        assert_no_leftovers "$ID"
+}
+
 @test "host: a read-only root with tmpfs mounts of no size (podman --read-only) is capped under both profiles" {
         make_bundle
         edit_config '.root.readonly = true |

@@ -331,20 +331,22 @@ static void test_tmpfs_ceiling(void **state)
 
         floor_run_ok(&run, TMPFS("/run", "'nosuid','size=2G','mode=755'"), NULL);
         assert_options(&run.config->mounts[0],
-                       (const char *const[]){ "nosuid", "mode=755", "size=1073741824", NULL });
+                       (const char *const[]){ "nosuid", "mode=755", "size=1073741824",
+                                              "nr_inodes=1048576", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=2G", "size=1073741824",
                       "standard tmpfs size ceiling");
         floor_run_release(&run);
 
-        floor_run_ok(&run, TMPFS("/run", "'size=64m'"), NULL);
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=64m", NULL });
+        floor_run_ok(&run, TMPFS("/run", "'size=64m','nr_inodes=1k'"), NULL);
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=64m", "nr_inodes=1k", NULL });
         assert_no_change(&run.report, "mounts[0].options");
         floor_run_release(&run);
 
         /* No size: half the host's RAM; the ceiling is added. */
         floor_run_ok(&run, TMPFS("/run", "'nodev'"), NULL);
-        assert_options(&run.config->mounts[0],
-                       (const char *const[]){ "nodev", "size=1073741824", NULL });
+        assert_options(&run.config->mounts[0], (const char *const[]){ "nodev", "size=1073741824",
+                                                                      "nr_inodes=1048576", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_ADDED, "(none)", "size=1073741824",
                       "standard tmpfs size ceiling");
         floor_run_release(&run);
@@ -352,16 +354,19 @@ static void test_tmpfs_ceiling(void **state)
         /* Sizes the floor cannot read are clamped as if above, and every
          * other block limit goes (the kernel takes the last one). */
         floor_run_ok(&run, TMPFS("/run", "'size=1M','nr_blocks=100000'"), NULL);
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=1073741824", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=1073741824", "nr_inodes=1048576", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "nr_blocks=100000",
                       "size=1073741824", "standard tmpfs size ceiling");
         floor_run_release(&run);
         floor_run_ok(&run, TMPFS("/run", "'size=50%'"), NULL);
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=1073741824", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=1073741824", "nr_inodes=1048576", NULL });
         floor_run_release(&run);
         /* size=0 is tmpfs's "no limit": above any ceiling. */
         floor_run_ok(&run, TMPFS("/run", "'size=0'"), NULL);
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=1073741824", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=1073741824", "nr_inodes=1048576", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=0", "size=1073741824",
                       "standard tmpfs size ceiling");
         floor_run_release(&run);
@@ -371,9 +376,42 @@ static void test_tmpfs_ceiling(void **state)
         floor_run_release(&run);
 
         floor_run_ok(&run, TMPFS("/run", "'size=2G'"), "{'floor':{'ceilings':{'tmp':'32M'}}}");
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=33554432", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=33554432", "nr_inodes=1048576", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=2G", "size=33554432",
                       "standard tmpfs size ceiling");
+        floor_run_release(&run);
+}
+
+/* The inode ceiling, beside the size: none asked and nr_inodes=0 (tmpfs's
+ * "no limit") get it, a lower one stays, a count that is none is refused. */
+static void test_tmpfs_inode_ceiling(void **state)
+{
+        struct floor_run run;
+        (void)state;
+
+        floor_run_ok(&run, TMPFS("/run", "'size=1m'"), NULL);
+        assert_change(&run.report, "mounts[0].options", FLOOR_ADDED, "(none)", "nr_inodes=1048576",
+                      "standard tmpfs inode ceiling");
+        floor_run_release(&run);
+        floor_run_ok(&run, TMPFS("/run", "'size=1m','nr_inodes=0'"), STRICT_POLICY);
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=1m", "nr_inodes=16384", NULL });
+        assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "nr_inodes=0",
+                      "nr_inodes=16384", "strict tmpfs inode ceiling");
+        floor_run_release(&run);
+        floor_run_ok(&run, TMPFS("/run", "'size=1m','nr_inodes=2m'"),
+                     "{'floor':{'ceilings':{'inodes':'4k'}}}");
+        assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "nr_inodes=2m",
+                      "nr_inodes=4096", "standard tmpfs inode ceiling");
+        floor_run_release(&run);
+
+        assert_int_equal(floor_run(&run, TMPFS("/run", "'size=1m','nr_inodes=-5'"), NULL, NULL,
+                                   NULL, FLOOR_CREATE),
+                         -1);
+        assert_string_equal(run.error, "mounts[0].options: nr_inodes=-5 refused (rule: a tmpfs "
+                                       "nr_inodes is a count with an optional k, m, g or t, at "
+                                       "most 2^63-1)");
         floor_run_release(&run);
 }
 
@@ -417,15 +455,16 @@ static void test_strict_tmp(void **state)
         /* strict: a /tmp of the container's own, size-capped. */
         floor_run_ok(&run, SPEC("", "", ""), STRICT_POLICY);
         assert_int_equal(run.config->n_mounts, 1);
-        assert_options(
-                &run.config->mounts[0],
-                (const char *const[]){ "nosuid", "nodev", "mode=1777", "size=67108864", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "nosuid", "nodev", "mode=1777", "size=67108864",
+                                              "nr_inodes=16384", NULL });
         floor_run_release(&run);
 
         /* A /tmp tmpfs of the spec's is kept and sized. */
         floor_run_ok(&run, TMPFS("/tmp", "'size=1G'"), STRICT_POLICY);
         assert_int_equal(run.config->n_mounts, 1);
-        assert_options(&run.config->mounts[0], (const char *const[]){ "size=67108864", NULL });
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=67108864", "nr_inodes=16384", NULL });
         assert_change(&run.report, "mounts[0].options", FLOOR_CLAMPED, "size=1G", "size=67108864",
                       "strict tmpfs size ceiling");
         assert_no_change(&run.report, "mounts./tmp");
@@ -441,6 +480,64 @@ static void test_strict_tmp(void **state)
                          -1);
         assert_string_equal(run.error, "mounts[0]: a /tmp that is not a tmpfs refused (rule: "
                                        "strict: size-capped /tmp)");
+        floor_run_release(&run);
+}
+
+/* run.sbrun.workspace: a capped tmpfs at a good path, a config's tmpfs
+ * there kept and capped, anything else there or a bad path refused. */
+static void test_workspace(void **state)
+{
+        struct floor_run run;
+        (void)state;
+
+        floor_run_ok(&run, SPEC("", ",'annotations':{'run.sbrun.workspace':'/work'}", ""),
+                     STRICT_POLICY);
+        assert_int_equal(run.config->n_mounts, 2);
+        assert_string_equal(run.config->mounts[1].destination, "/work");
+        assert_string_equal(run.config->mounts[1].type, "tmpfs");
+        assert_options(&run.config->mounts[1],
+                       (const char *const[]){ "nosuid", "nodev", "mode=1777", "size=67108864",
+                                              "nr_inodes=16384", NULL });
+        assert_change(&run.report, "mounts./work", FLOOR_ADDED, "(none)", "tmpfs",
+                      "run.sbrun.workspace: a capped tmpfs");
+        floor_run_release(&run);
+
+        /* Under standard too: a workspace is capped whatever the profile. */
+        floor_run_ok(&run,
+                     SPEC("",
+                          ",'annotations':{'run.sbrun.workspace':'/work'},'mounts':[{'destination':"
+                          "'/work','type':'tmpfs','source':'tmpfs','options':['size=8m']}]",
+                          ""),
+                     NULL);
+        assert_int_equal(run.config->n_mounts, 1);
+        assert_options(&run.config->mounts[0],
+                       (const char *const[]){ "size=8m", "nr_inodes=1048576", NULL });
+        floor_run_release(&run);
+
+        static const char *const bad[] = { "work", "/",     "/work/", "/a/../b", "/proc/x",
+                                           "/dev", "/a//b", "/a/.",   NULL };
+        for (const char *const *b = bad; *b != NULL; b++) {
+                char config[512], want[256];
+                snprintf(config, sizeof(config),
+                         SPEC("", ",'annotations':{'run.sbrun.workspace':'%s'}", ""), *b);
+                assert_int_equal(floor_run(&run, config, NULL, NULL, NULL, FLOOR_CREATE), -1);
+                snprintf(want, sizeof(want),
+                         "annotations[\"run.sbrun.workspace\"]: %s refused (rule: a workspace is "
+                         "a clean absolute path below /, not in /proc, /sys or /dev)",
+                         *b);
+                assert_string_equal(run.error, want);
+                floor_run_release(&run);
+        }
+        assert_int_equal(floor_run(&run,
+                                   SPEC("",
+                                        ",'annotations':{'run.sbrun.workspace':'/work'},'mounts':"
+                                        "[{'destination':'/work','type':'bind','source':'/tmp',"
+                                        "'options':['rbind']}]",
+                                        ""),
+                                   NULL, NULL, NULL, FLOOR_CREATE),
+                         -1);
+        assert_string_equal(run.error, "mounts[0]: a workspace that is not a tmpfs refused (rule: "
+                                       "run.sbrun.workspace: a capped tmpfs)");
         floor_run_release(&run);
 }
 
@@ -525,6 +622,8 @@ int main(void)
                 cmocka_unit_test(test_rlimit_ceilings),
                 cmocka_unit_test(test_no_core_dumps),
                 cmocka_unit_test(test_tmpfs_ceiling),
+                cmocka_unit_test(test_tmpfs_inode_ceiling),
+                cmocka_unit_test(test_workspace),
                 cmocka_unit_test(test_tmpfs_size_refused),
                 cmocka_unit_test(test_strict_tmp),
                 cmocka_unit_test(test_update_ceilings),
