@@ -24,8 +24,13 @@ rl_user_create() {
         }
         RL_RUNTIME_DIR=/run/user/$RL_UID
         install -d -m 0700 -o "$RL_UID" -g "$RL_GID" "$RL_RUNTIME_DIR"
-        export RL_USER RL_UID RL_GID RL_RUNTIME_DIR
-        export SBRUN_AS_USER=$RL_USER SBRUN_REAL=${SBRUN_REAL:-$SBRUN}
+        # The runtime under test, copied where the user can run it (root's,
+        # 0755): the build's copy may sit in a directory only root may enter,
+        # as run-all.sh's copy for the VM lane does (mktemp -d, 0700).
+        RL_BIN=$(mktemp -d /tmp/sbrl-bin.XXXXXX) && chmod 0755 "$RL_BIN" &&
+                install -m 0755 "${SBRUN_REAL:-$SBRUN}" "$RL_BIN/sbrun" || return 1
+        export RL_USER RL_UID RL_GID RL_RUNTIME_DIR RL_BIN
+        export SBRUN_AS_USER=$RL_USER SBRUN_REAL=$RL_BIN/sbrun
         export SBRUN=$SBRUN_SRCDIR/tests/rootless/sbrun-as-user
 }
 
@@ -38,6 +43,7 @@ rl_user_remove() {
         rm -rf --one-file-system "$RL_RUNTIME_DIR"
         userdel --remove "$RL_USER" 2>/dev/null || true
         sed -i "/^$RL_USER:/d" /etc/subuid /etc/subgid
+        [ -z "${RL_BIN:-}" ] || rm -rf "$RL_BIN"
 }
 
 # subid_range FILE: the first subordinate id and the count FILE grants.
