@@ -229,6 +229,27 @@ static int requested_inodes(const struct oci_mount *m, size_t index, struct floo
         return 0;
 }
 
+/* NAME=ceiling in place of what was asked (0: nothing, UINT64_MAX: no
+ * limit), unless that is within the ceiling; reported with the rule
+ * "PROFILE tmpfs WHAT ceiling". */
+static int clamp_option(struct oci_mount *m, size_t i, const char *name, const char *other,
+                        const char *what, uint64_t asked, const char *req, uint64_t ceiling,
+                        const struct floor_context *ctx, struct floor_report *report,
+                        struct sb_error *err)
+{
+        char field[64], rule[64], eff[64];
+
+        if (asked != 0 && asked <= ceiling)
+                return 0;
+        snprintf(rule, sizeof(rule), "%s tmpfs %s ceiling", ctx->profile->name, what);
+        snprintf(eff, sizeof(eff), "%s%" PRIu64, name, ceiling);
+        snprintf(field, sizeof(field), "mounts[%zu].options", i);
+        if (set_option(m, name, other, ceiling, err) < 0)
+                return -1;
+        return floor_note(report, err, asked == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req, eff,
+                          rule);
+}
+
 /* A tmpfs without a size may take half the host's RAM: held to the
  * profile's tmp ceiling (its pages count against memory.max too, but that
  * may be unset under standard). */
@@ -236,21 +257,14 @@ static int cap_size(struct oci_mount *m, size_t i, const struct floor_context *c
                     struct floor_report *report, struct sb_error *err)
 {
         uint64_t ceiling = ctx->ceilings.tmp_size, size;
-        char field[64], req[96], rule[64], eff[64];
+        char req[96];
 
         if (ceiling == 0)
                 return 0;
         if (requested_size(m, i, report, &size, req, sizeof(req), err) < 0)
                 return -1;
-        if (size != 0 && size <= ceiling)
-                return 0;
-        snprintf(rule, sizeof(rule), "%s tmpfs size ceiling", ctx->profile->name);
-        snprintf(eff, sizeof(eff), "size=%" PRIu64, ceiling);
-        snprintf(field, sizeof(field), "mounts[%zu].options", i);
-        if (set_size_option(m, ceiling, err) < 0)
-                return -1;
-        return floor_note(report, err, size == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req, eff,
-                          rule);
+        return clamp_option(m, i, "size=", "nr_blocks=", "size", size, req, ceiling, ctx, report,
+                            err);
 }
 
 /* Nor may it take as many inodes as it has pages: a million empty files
@@ -259,21 +273,14 @@ static int cap_inodes(struct oci_mount *m, size_t i, const struct floor_context 
                       struct floor_report *report, struct sb_error *err)
 {
         uint64_t ceiling = ctx->ceilings.inodes, count;
-        char field[64], req[96], rule[64], eff[64];
+        char req[96];
 
         if (ceiling == 0)
                 return 0;
         if (requested_inodes(m, i, report, &count, req, sizeof(req), err) < 0)
                 return -1;
-        if (count != 0 && count <= ceiling)
-                return 0;
-        snprintf(rule, sizeof(rule), "%s tmpfs inode ceiling", ctx->profile->name);
-        snprintf(eff, sizeof(eff), "nr_inodes=%" PRIu64, ceiling);
-        snprintf(field, sizeof(field), "mounts[%zu].options", i);
-        if (set_option(m, "nr_inodes=", NULL, ceiling, err) < 0)
-                return -1;
-        return floor_note(report, err, count == 0 ? FLOOR_ADDED : FLOOR_CLAMPED, field, req, eff,
-                          rule);
+        return clamp_option(m, i, "nr_inodes=", NULL, "inode", count, req, ceiling, ctx, report,
+                            err);
 }
 
 static int cap_tmpfs_mounts(struct oci_config *config, const struct floor_context *ctx,

@@ -33,10 +33,12 @@ const char *host_status_name(enum host_status status)
  * resolves every path in the rootfs with RESOLVE_IN_ROOT) are used by every
  * create. A user namespace, the optional seccomp flags and the notify
  * listener are used only when a config asks for them. */
-static const struct {
+struct requirement {
         const char *item;
         bool required;
-} table[] = {
+};
+
+static const struct requirement table[] = {
         { "bwrap", true },
         { "root", true },
         { "namespace user", false },
@@ -59,33 +61,38 @@ static const struct {
  * container (rootless podman's sbrun is already in one and is not asked);
  * its state root must be usable; newuidmap only serves maps beyond the
  * caller's own id. */
-static const struct {
-        const char *item;
-        bool required;
-} rootless_table[] = {
+static const struct requirement rootless_table[] = {
         { "namespace user", true },
         { "state root", true },
         { "newuidmap", false },
 };
 
+/* The item's entry in t (n entries), or NULL. */
+static const struct requirement *find(const struct requirement *t, size_t n, const char *item)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(t[i].item, item) == 0)
+                        return &t[i];
+        return NULL;
+}
+
 enum host_status host_requirement_status_rootless(const char *item, bool available)
 {
-        if (available)
-                return HOST_OK;
-        for (size_t i = 0; i < sizeof(rootless_table) / sizeof(rootless_table[0]); i++)
-                if (strcmp(rootless_table[i].item, item) == 0)
-                        return rootless_table[i].required ? HOST_FAIL : HOST_WARN;
-        return host_requirement_status(item, available);
+        const struct requirement *r =
+                find(rootless_table, sizeof(rootless_table) / sizeof(rootless_table[0]), item);
+
+        if (available || r == NULL)
+                return host_requirement_status(item, available);
+        return r->required ? HOST_FAIL : HOST_WARN;
 }
 
 enum host_status host_requirement_status(const char *item, bool available)
 {
+        const struct requirement *r = find(table, sizeof(table) / sizeof(table[0]), item);
+
         if (available)
                 return HOST_OK;
-        for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-                if (strcmp(table[i].item, item) == 0)
-                        return table[i].required ? HOST_FAIL : HOST_WARN;
-        return HOST_FAIL;
+        return r == NULL || r->required ? HOST_FAIL : HOST_WARN;
 }
 
 enum host_status host_landlock_status(const struct operator_policy *policy, bool available)

@@ -84,6 +84,19 @@ static int add_propagation(struct init_mount_list *init, const char *dest,
         return 0;
 }
 
+/* size= and nr_inodes= in the syntax the floor read them with (SIZE_TMPFS). */
+static int tmpfs_number(const char *opt, size_t name_len, size_t index, unsigned long long *value,
+                        bool *has, struct sb_error *err)
+{
+        int64_t n = 0;
+
+        if (size_parse(opt + name_len, SIZE_TMPFS, &n) < 0)
+                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index, opt);
+        *value = (unsigned long long)n;
+        *has = true;
+        return 0;
+}
+
 int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_options *o,
                         struct sb_error *err)
 {
@@ -114,21 +127,12 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                         o->has_mode = true;
                         strv_add(&o->data, opt);
                 } else if (strncmp(opt, "size=", 5) == 0) {
-                        /* The syntax the floor read it with (SIZE_TMPFS). */
-                        int64_t size = 0;
-                        if (size_parse(opt + 5, SIZE_TMPFS, &size) < 0)
-                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
-                                               opt);
-                        o->size = (unsigned long long)size;
-                        o->has_size = true;
+                        if (tmpfs_number(opt, 5, index, &o->size, &o->has_size, err) < 0)
+                                return -1;
                         strv_add(&o->data, opt);
                 } else if (strncmp(opt, "nr_inodes=", 10) == 0) {
-                        int64_t count = 0;
-                        if (size_parse(opt + 10, SIZE_TMPFS, &count) < 0)
-                                return sb_fail(err, 0, "mounts[%zu].options: invalid \"%s\"", index,
-                                               opt);
-                        o->inodes = (unsigned long long)count;
-                        o->has_inodes = true;
+                        if (tmpfs_number(opt, 10, index, &o->inodes, &o->has_inodes, err) < 0)
+                                return -1;
                         strv_add(&o->data, opt);
                 } else if (strcmp(opt, "tmpcopyup") == 0) {
                         o->copyup = true;
