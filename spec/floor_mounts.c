@@ -378,7 +378,7 @@ static bool workspace_path_ok(const char *dir)
 static int workspace(struct oci_config *config, struct floor_report *report, struct sb_error *err)
 {
         const char *dir = oci_annotation(config, WORKSPACE_ANNOTATION);
-        char field[64];
+        char field[PATH_MAX + 16]; /* "mounts.DIR" */
 
         if (dir == NULL)
                 return 0;
