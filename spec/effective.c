@@ -27,6 +27,7 @@ int effective_spec_apply(struct oci_config *config, const struct effective_optio
         ctx.bind_paths = opts->bind_paths;
         ctx.bind_stats = opts->bind_stats;
         ctx.n_bind_paths = opts->n_bind_paths;
+        ctx.audit_dir = opts->audit_dir;
         *profile = ctx.profile->id;
         return floor_apply(config, &ctx, report, err);
 }

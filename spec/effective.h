@@ -17,6 +17,7 @@ struct operator_policy;
 struct effective_options {
         const struct operator_policy *policy; /* loaded once per command */
         const char *state_root;               /* global --root */
+        const char *audit_dir;                /* the audit trail's directory, or NULL */
         const struct floor_host *host;        /* NULL: nothing known of the host */
         char *const *bind_paths;              /* per mount: its source as held open, or NULL */
         const struct stat *bind_stats;        /* per mount: fstat of what is held */

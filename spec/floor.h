@@ -50,6 +50,7 @@ struct floor_context {
         const char *policy_source;      /* NULL: built-in default */
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
+        const char *audit_dir;          /* the audit trail's directory, or NULL */
         /* Per mount: the canonical path of the bind source the runtime holds
          * open and will bind (runtime/sandbox/bind_sources.h), NULL for the others.
          * A bind without one is an error: the floor never judges a path. */

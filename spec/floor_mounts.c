@@ -44,7 +44,8 @@ static bool covers(const char *source, const char *dir)
         return strncmp(dir, source, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
 }
 
-static const char *refusal(const char *source, const struct floor_context *ctx)
+static const char *refusal(const char *source, const struct oci_mount *m,
+                           const struct floor_context *ctx)
 {
         const char *base = strrchr(source, '/');
 
@@ -54,6 +55,12 @@ static const char *refusal(const char *source, const struct floor_context *ctx)
         }
         if (ctx->state_root != NULL && covers(source, ctx->state_root))
                 return "standard: no bind of sbrun's state root or its ancestor";
+        /* The trail must not be rewritten by what it records. A read-only
+         * bind of an ancestor is a log shipper's /var/log. */
+        if (ctx->audit_dir != NULL && covers(ctx->audit_dir, source))
+                return "standard: no bind of sbrun's audit trail directory or anything in it";
+        if (ctx->audit_dir != NULL && covers(source, ctx->audit_dir) && !oci_mount_is_read_only(m))
+                return "standard: no writable bind of an ancestor of sbrun's audit trail directory";
         for (const char *const *s = engine_sockets; base != NULL && *s != NULL; s++) {
                 if (strcmp(base + 1, *s) == 0)
                         return "standard: no container engine socket";
@@ -101,7 +108,7 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                         return sb_fail(err, 0, "%s: \"%s\" was not opened before the check", field,
                                        m->source);
                 source = ctx->bind_paths[i];
-                rule = refusal(source, ctx);
+                rule = refusal(source, m, ctx);
                 if (rule == NULL)
                         rule = device_refusal(source, &ctx->bind_stats[i], m->destination, ctx);
                 if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)

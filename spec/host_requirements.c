@@ -106,6 +106,13 @@ enum host_status host_landlock_status(const struct operator_policy *policy, bool
         return floor_landlock_mode(policy, profile) == LANDLOCK_REQUIRED ? HOST_FAIL : HOST_WARN;
 }
 
+enum host_status host_audit_status(const struct operator_policy *policy, bool writable)
+{
+        if (writable)
+                return HOST_OK;
+        return audit_failure_fatal(policy->profile, AUDIT_CREATE) ? HOST_FAIL : HOST_WARN;
+}
+
 int host_cgroups_status(const struct operator_policy *policy, const char *host_unusable,
                         const char *where, enum host_status *status, char **detail,
                         struct sb_error *err)

@@ -38,6 +38,11 @@ enum host_status host_requirement_status_rootless(const char *item, bool availab
  * warning. */
 enum host_status host_landlock_status(const struct operator_policy *policy, bool available);
 
+/* The audit line: ok where the trail can be written (or is "off");
+ * otherwise FAIL where the default profile's creates would fail for it
+ * (spec/audit_policy.h), else a warning. */
+enum host_status host_audit_status(const struct operator_policy *policy, bool writable);
+
 /* The cgroup line: cgroup v2 usable (host_unusable NULL; where names the
  * delegation root), or not (host_unusable says why, as cgroup_root_probe
  * found it). Then, as create decides, the operator's policy either refuses

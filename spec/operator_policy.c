@@ -28,6 +28,7 @@ void operator_policy_release(struct operator_policy *policy)
         policy->n_devices = 0;
         free(policy->text);
         policy->text = NULL;
+        audit_settings_release(&policy->audit);
 }
 
 const char *operator_policy_text(const struct operator_policy *policy)
@@ -189,6 +190,10 @@ static int policy_member(const char *key, json_val value, struct jpath *p, void 
                 r = json_is_object(value) ?
                             json_each_member(value, p, landlock_member, pp->policy, err) :
                             jfail(p, err, "expected an object");
+        else if (strcmp(key, "audit") == 0)
+                r = json_is_object(value) ? json_each_member(value, p, audit_settings_member,
+                                                             &pp->policy->audit, err) :
+                                            jfail(p, err, "expected an object");
         else
                 r = jfail(p, err, "unknown setting");
         return r < 0 ? sb_error_prefix(err, "policy %s", pp->path) : 0;
@@ -200,6 +205,7 @@ static void policy_defaults(struct operator_policy *policy)
         policy->cgroups_enforce = true;
         policy->profile = POLICY_STANDARD;
         policy->landlock_exec_writable = true;
+        audit_settings_defaults(&policy->audit);
 }
 
 /* Unknown keys are errors: a misspelt setting must not pass silently.

@@ -39,12 +39,15 @@
  *     "exec_writable": true           false: nothing beneath a writable mount
  *   }                                 may be executed (W^X; spec/floor_landlock.h)
  *
+ * "audit": the audit trail's log, spec/audit_policy.h.
+ *
  * timeout.max_seconds (default none): the wall-clock ceiling of every
  * container, in seconds. The annotation run.sbrun.timeout and `run
  * --timeout` may only lower it (see spec/floor_runtime.h). */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 
+#include "spec/audit_policy.h"
 #include "spec/policy_profiles.h"
 
 #include <stdbool.h>
@@ -74,6 +77,7 @@ struct operator_policy {
         int timeout_max_seconds; /* 0: no ceiling */
         enum landlock_mode landlock_mode;
         bool landlock_exec_writable; /* default true */
+        struct audit_settings audit; /* spec/audit_policy.h */
         char *text;                  /* the file as read; NULL for the built-in default */
 };
 

@@ -13,6 +13,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/audit/audit_log.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
 #include "spec/host_requirements.h"
@@ -187,6 +188,28 @@ static void check_landlock(struct check_list *l, const struct operator_policy *p
         add(l, "landlock", host_landlock_status(policy, host.abi > 0), detail);
 }
 
+static void check_audit(struct check_list *l, const struct global_options *global,
+                        const struct operator_policy *policy)
+{
+        struct audit_target t = AUDIT_TARGET_INIT;
+        struct sb_error e = { 0 };
+        char *detail = NULL;
+        bool ok;
+
+        if (policy == NULL) {
+                add(l, "audit", HOST_FAIL, strdup("undecided: the operator policy is unusable"));
+                return;
+        }
+        if (audit_target_resolve(&policy->audit, global, &t, &e) < 0) {
+                add(l, "audit", host_audit_status(policy, false), sb_error_text(&e));
+                sb_error_clear(&e);
+                return;
+        }
+        ok = audit_target_probe(&t, &detail);
+        add(l, "audit", host_audit_status(policy, ok), detail);
+        audit_target_release(&t);
+}
+
 static void check_policy(struct check_list *l, const struct global_options *global,
                          struct operator_policy *policy, bool *loaded)
 {
@@ -221,6 +244,7 @@ static void run_checks(const struct global_options *global, struct check_list *l
         check_namespaces(l, global->rootless, global->in_userns);
         check_cgroups(l, loaded ? &policy : NULL);
         check_landlock(l, loaded ? &policy : NULL);
+        check_audit(l, global, loaded ? &policy : NULL);
         if (loaded)
                 operator_policy_release(&policy);
         host_probe_seccomp(&p);

@@ -5,6 +5,7 @@
 #include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
+#include "runtime/container/container_audit.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/container_procs.h"
 #include "runtime/container/signals.h"
@@ -87,6 +88,8 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
         SB_FAULT_POINT("kill.after-signal");
         ret = 0;
 out:
+        if (state != NULL)
+                container_audit_kill(&sd, global, state->id, signo, all, ret == 0 ? NULL : err);
         oci_state_free(state);
         return ret;
 }

@@ -6,6 +6,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/audit/audit_log.h"
 #include "runtime/host/rootless.h"
 #include "runtime/cgroup/cgroup_root.h"
 #include "oci/json_write.h"
@@ -114,6 +115,49 @@ static void print_landlock(const struct operator_policy *policy,
                 printf("ABI %d\n", host.abi);
         else
                 printf("none (%s)\n", host.absent);
+}
+
+/* Where the trail goes for this caller, and what a failed line means. */
+static void print_audit(const struct operator_policy *policy, const struct global_options *global)
+{
+        const struct audit_settings *a = &policy->audit;
+        struct audit_target t = AUDIT_TARGET_INIT;
+        struct sb_error e = { 0 };
+
+        if (a->sink == AUDIT_OFF) {
+                printf("audit: off (audit.log \"off\")\n");
+                return;
+        }
+        if (audit_target_resolve(a, global, &t, &e) < 0) {
+                _cleanup_free_ char *text = sb_error_text(&e);
+                printf("audit: no trail: %s\n", text ? text : "out of memory");
+                sb_error_clear(&e);
+                return;
+        }
+        if (t.sink == AUDIT_JOURNALD)
+                printf("audit: journald (SYSLOG_IDENTIFIER=" AUDIT_JOURNAL_IDENTIFIER ")");
+        else
+                printf("audit: %s (fsync %s, rotated past %" PRId64 " bytes, %d kept)", t.path,
+                       t.fsync ? "on" : "off", t.max_size, t.keep);
+        printf("; a line not written fails a strict create or exec, warns otherwise\n");
+        audit_target_release(&t);
+}
+
+static int explain_audit(const struct operator_policy *policy, const struct global_options *global,
+                         enum policy_profile profile, struct floor_report *report,
+                         struct sb_error *err)
+{
+        struct audit_target t = AUDIT_TARGET_INIT;
+        int ret = audit_target_resolve(&policy->audit, global, &t, err);
+
+        if (ret == 0)
+                ret = audit_explain(report, profile,
+                                    t.sink == AUDIT_FILE     ? t.path :
+                                    t.sink == AUDIT_JOURNALD ? "journald" :
+                                                               "off",
+                                    err);
+        audit_target_release(&t);
+        return ret;
 }
 
 static int record_carry_out(struct floor_report *report, struct sb_error *check,
@@ -287,6 +331,7 @@ static int show(const struct global_options *global, struct sb_error *err)
                 printf("wall-clock: none\n");
         print_cgroups(&policy);
         print_landlock(&policy, ctx.profile);
+        print_audit(&policy, global);
         floor_report_release(&report);
         operator_policy_release(&policy);
         return 0;
@@ -356,8 +401,10 @@ static int explain(const struct global_options *global, const struct policy_opts
         int ret = bind_sources_open(config, bundle, &binds, err);
         if (ret == 0)
                 ret = floor_host_gather(config, &facts, err);
+        _cleanup_free_ char *audit_dir = audit_settings_dir(&policy.audit, global);
         struct effective_options opts = { .policy = &policy,
                                           .state_root = global->root,
+                                          .audit_dir = audit_dir,
                                           .host = &facts.host,
                                           .bind_paths = binds.paths,
                                           .bind_stats = binds.stats,
@@ -367,6 +414,8 @@ static int explain(const struct global_options *global, const struct policy_opts
                 ret = effective_spec_apply(config, &opts, &report, &profile, err);
         if (ret == 0)
                 ret = explain_runtime(&policy, profile, config, bundle, &binds, &report, err);
+        if (ret == 0)
+                ret = explain_audit(&policy, global, profile, &report, err);
         if (ret == 0 && o->json)
                 ret = explain_json(policy_profile_get(profile)->name, policy.source, &report, err);
         else if (ret == 0)

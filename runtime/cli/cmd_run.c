@@ -21,6 +21,7 @@
 #include "runtime/container/console_proxy.h"
 #include "runtime/container/process_wait.h"
 #include "runtime/container/start_container.h"
+#include "runtime/container/container_audit.h"
 #include "runtime/container/verdict.h"
 #include "runtime/container/wall_clock.h"
 
@@ -163,6 +164,10 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         SB_FAULT_POINT("run.after-create");
         _cleanup_free_ char *cgroup_path = result.cgroup_path;
         pid = result.pid;
+        /* Before it runs: its mounts are held for the verdict to read. */
+        _cleanup_tmpfs_watch_ struct tmpfs_watch watch = TMPFS_WATCH_INIT;
+        if (!o.detach)
+                tmpfs_watch_open(&watch, pid);
         if (container_start(global, req.id, err) < 0) {
                 if (result.console_master >= 0)
                         close(result.console_master);
@@ -191,8 +196,10 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         }
 
         SB_FAULT_POINT("run.after-wait");
-        struct verdict v;
+        _cleanup_verdict_ struct verdict v = { 0 };
+        tmpfs_watch_full(&watch, &v.full, &v.n_full);
         verdict_classify(&v, status, dl.expired, cgroup_path);
+        container_audit_verdict(global, req.id, &v, cgroup_path);
         if (o.keep) {
                 struct sb_error ignored = { 0 };
                 verdict_record(global->root, req.id, &v, &ignored);

@@ -27,6 +27,7 @@ int cmd_resume(const struct global_options *global, int argc, char **argv, struc
 int cmd_update(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_events(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_check(const struct global_options *global, int argc, char **argv, struct sb_error *err);
+int cmd_audit(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
                         struct sb_error *err);

@@ -37,6 +37,7 @@ static const struct command commands[] = {
         { "update", cmd_update, "change a running container's resource limits" },
         { "policy", cmd_policy, "show the policy floor, or explain it for a bundle" },
         { "events", cmd_events, "container stats and OOM events (from its cgroup)" },
+        { "audit", cmd_audit, "read the audit trail: creates, execs, kills, deletes, verdicts" },
         { "check", cmd_check, "tell whether this host can run confined containers, and why not" },
         { "checkpoint", cmd_not_implemented, "checkpoint (not implemented)" },
         { "restore", cmd_not_implemented, "restore (not implemented)" },

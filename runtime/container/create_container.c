@@ -5,7 +5,10 @@
 #include "common/log.h"
 #include "oci/config.h"
 #include "runtime/cgroup/container_cgroup.h"
+#include "runtime/audit/audit_log.h"
+#include "common/cleanup.h"
 #include "runtime/container/container_id.h"
+#include "runtime/container/create_audit.h"
 #include "runtime/container/create_channels.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/container/create_launch.h"
@@ -67,11 +70,12 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                        int timeout_requested, struct sb_error *err)
 {
         struct floor_host_facts facts;
-        struct floor_report report = { 0 };
         int ret = floor_host_gather(c->config, &facts, err);
+        _cleanup_free_ char *audit_dir = audit_settings_dir(&c->policy.audit, global);
         struct effective_options opts = {
                 .policy = &c->policy,
                 .state_root = global->root,
+                .audit_dir = audit_dir,
                 .host = &facts.host,
                 .bind_paths = c->binds.paths,
                 .bind_stats = c->binds.stats,
@@ -79,11 +83,10 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
         };
 
         if (ret == 0)
-                ret = effective_spec_apply(c->config, &opts, &report, &c->profile, err);
+                ret = effective_spec_apply(c->config, &opts, &c->report, &c->profile, err);
         if (ret == 0)
                 ret = floor_wall_clock(&c->policy, c->config, timeout_requested, &c->timeout,
-                                       &report, err);
-        floor_report_release(&report);
+                                       &c->report, err);
         floor_host_release(&facts);
         return ret;
 }
@@ -135,6 +138,8 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (operator_policy_load(global->policy_path, global->host_root, &c.policy, err) < 0)
                 goto out;
+        c.policy_loaded = true;
+        c.profile = c.policy.profile;
         if (create_load_bundle(&c, req->bundle, err) < 0)
                 goto out;
         if (check_request(req, c.config, err) < 0)
@@ -212,13 +217,18 @@ int container_create(const struct global_options *global, const struct create_re
         /* Before the record: a watchdog that cannot start fails the create
          * (fail closed), and one started for a create that fails later
          * sees the container killed and exits. */
-        if (c.timeout > 0 && watchdog_spawn(global->root, req->id, c.container_pid,
-                                            c.cgroup.cg.path, c.timeout, err) < 0)
+        if (c.timeout > 0 &&
+            watchdog_spawn(global, req->id, c.container_pid, c.cgroup.cg.path, c.timeout, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.before-state-record");
         if (create_record_state(&c, &sd, req, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.before-commit");
+        /* Last: strict undoes a container its trail cannot record. */
+        if (create_audit_created(&c, req, err) < 0) {
+                c.policy_loaded = false; /* nothing more to record */
+                goto out;
+        }
 
         state_dir_keep(&sd);
         container_cgroup_keep(&c.cgroup);
@@ -228,6 +238,8 @@ int container_create(const struct global_options *global, const struct create_re
         c.container_pid = 0;
         ret = 0;
 out:
+        if (ret < 0 && c.policy_loaded)
+                create_audit_failed(&c, req, err);
         if (ret < 0 && result->console_master >= 0) {
                 close(result->console_master);
                 result->console_master = -1;

@@ -37,6 +37,7 @@ void create_ctx_release(struct create_ctx *c)
         oci_config_free(c->config);
         free(c->config_text);
         operator_policy_release(&c->policy);
+        floor_report_release(&c->report);
         bind_sources_release(&c->binds);
         free(c->bundle);
         free(c->rootfs);

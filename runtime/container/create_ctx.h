@@ -17,6 +17,7 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "common/strv.h"
+#include "spec/floor.h"
 #include "spec/floor_landlock.h"
 #include "spec/operator_policy.h"
 
@@ -25,6 +26,8 @@ struct global_options;
 struct create_ctx {
         const struct global_options *global;
         struct operator_policy policy; /* read once: every decision uses the same one */
+        bool policy_loaded;            /* so a failure after it is audited */
+        struct floor_report report;    /* the floor's changes, for the audit trail */
         struct oci_config *config;
         char *config_text; /* what was parsed, saved as the state's copy */
         size_t config_len;

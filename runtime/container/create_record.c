@@ -13,27 +13,13 @@
 #include "runtime/container/create_ctx.h"
 #include "runtime/container/pid_file.h"
 #include "runtime/container/state_dir.h"
+#include "runtime/container/wall_clock.h"
 #include "runtime/sandbox/namespaces.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static char *now_rfc3339(void)
-{
-        struct timespec ts;
-        struct tm tm;
-        char base[32];
-        char *out = NULL;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        gmtime_r(&ts.tv_sec, &tm);
-        strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-        if (asprintf(&out, "%s.%09ldZ", base, ts.tv_nsec) < 0)
-                return NULL;
-        return out;
-}
 
 /* prestart (deprecated, still used) and createRuntime in the runtime's
  * namespaces, then createContainer in the container's: all once the
@@ -110,7 +96,7 @@ int create_record_pending(struct create_ctx *c, struct state_dir *sd, struct sb_
 {
         if (c->created != NULL)
                 return save_record(c, sd, false, err);
-        c->created = now_rfc3339();
+        c->created = wall_clock_rfc3339();
         if (c->created == NULL)
                 return sb_fail(err, ENOMEM, "creation time");
         /* start and delete run the later hooks from this copy, and exec

@@ -13,6 +13,10 @@
 #include "runtime/container/container_procs.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
+#include "runtime/container/container_audit.h"
+#include "runtime/container/verdict.h"
+#include "runtime/audit/audit_line.h"
+#include "oci/json_write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -146,10 +150,31 @@ static void run_poststop_hooks(struct state_dir *sd, const struct oci_state *sta
         oci_config_free(config);
 }
 
+/* The delete's line: --force, the status it found, the verdict its state
+ * recorded, and the cgroup's peaks. Nothing when out of memory. */
+static void begin_audit(struct audit_line *l, const char *id, bool force, const char *status,
+                        const struct oci_state *state)
+{
+        struct sb_error ignored = { 0 };
+        const char *verdict = oci_state_marker(state, VERDICT_MARKER);
+
+        if (audit_line_begin(l, AUDIT_DELETE, id, &ignored) < 0) {
+                audit_line_release(l);
+                sb_error_clear(&ignored);
+                return;
+        }
+        jw_kv_bool(l->w, "force", force);
+        jw_kv_string(l->w, "status", status);
+        if (verdict != NULL)
+                jw_kv_string(l->w, "verdict", verdict);
+        audit_line_peaks(l, state->cgroup_path);
+}
+
 int container_delete(const struct global_options *global, const char *id, bool force,
                      struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        _cleanup_audit_line_ struct audit_line l = AUDIT_LINE_INIT;
         struct oci_state *state;
         int ret = -1;
 
@@ -181,6 +206,9 @@ int container_delete(const struct global_options *global, const char *id, bool f
                 sb_fail(err, 0, "cannot delete container %s that is not stopped: %s", id, status);
                 goto out;
         }
+        /* Begun before the cgroup goes: its peaks are the container's last
+         * numbers. */
+        begin_audit(&l, id, force, status, state);
         SB_FAULT_POINT("delete.before-cgroup-removal");
         if (destroy_cgroup(state, err) < 0)
                 goto out;
@@ -195,9 +223,21 @@ int container_delete(const struct global_options *global, const char *id, bool f
         SB_FAULT_POINT("delete.before-hooks");
         run_poststop_hooks(&sd, state);
         SB_FAULT_POINT("delete.before-state-removal");
+        /* While the policy it was created under is still there to name the
+         * trail. */
+        if (l.w != NULL) {
+                jw_kv_bool(l.w, "ok", true);
+                container_audit_commit(&sd, global, &l);
+                audit_line_release(&l);
+        }
         ret = state_dir_remove(&sd, err);
         SB_FAULT_POINT("delete.after-state-removal");
 out:
+        if (ret < 0 && l.w != NULL) {
+                jw_kv_bool(l.w, "ok", false);
+                audit_line_error(&l, err);
+                container_audit_commit(&sd, global, &l);
+        }
         oci_state_free(state);
         return ret;
 }

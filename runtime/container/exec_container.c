@@ -6,6 +6,8 @@
 #include "common/fs_util.h"
 #include "common/log.h"
 #include "oci/config.h"
+#include "oci/json_write.h"
+#include "runtime/audit/audit_line.h"
 #include "spec/effective.h"
 #include "spec/floor_lsm.h"
 #include "spec/operator_policy.h"
@@ -404,6 +406,26 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         return 0;
 }
 
+/* The exec's line of the audit trail, before the process exists: under
+ * strict a process the trail cannot record is not started. */
+static int audit_exec(const struct exec_ctx *x, const char *id, const struct global_options *global,
+                      struct sb_error *err)
+{
+        _cleanup_audit_line_ struct audit_line l = AUDIT_LINE_INIT;
+        const struct oci_process *p = x->process;
+
+        if (audit_line_begin(&l, AUDIT_EXEC, id, err) < 0)
+                return -1;
+        jw_kv_strv(l.w, "args", (const char *const *)p->args);
+        jw_kv_uint(l.w, "uid", p->user.uid);
+        jw_kv_uint(l.w, "gid", p->user.gid);
+        jw_kv_string(l.w, "cwd", p->cwd);
+        jw_kv_bool(l.w, "terminal", p->terminal);
+        audit_line_policy(&l, &x->policy, false);
+        jw_kv_string(l.w, "profile", policy_profile_get(x->profile)->name);
+        return audit_line_commit(&l, &x->policy, global, x->profile, err);
+}
+
 int container_exec(const struct global_options *global, const struct exec_options *opts,
                    struct oci_process *process, struct sb_error *err)
 {
@@ -462,6 +484,8 @@ int container_exec(const struct global_options *global, const struct exec_option
         }
         process_wait_block_signals(&signals);
         uint64_t oom_kills = oom_kills_now(x.state);
+        if (audit_exec(&x, opts->id, global, err) < 0)
+                goto out;
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)

@@ -21,9 +21,13 @@
 const char *verdict_name(enum verdict_kind kind)
 {
         static const char *const names[] = {
-                [VERDICT_EXITED] = "exited",   [VERDICT_SIGNALED] = "signaled",
-                [VERDICT_OOM] = "oom",         [VERDICT_PIDS_LIMIT] = "pids_limit",
-                [VERDICT_TIMEOUT] = "timeout", [VERDICT_SETUP_FAILED] = "setup_failed",
+                [VERDICT_EXITED] = "exited",
+                [VERDICT_SIGNALED] = "signaled",
+                [VERDICT_OOM] = "oom",
+                [VERDICT_PIDS_LIMIT] = "pids_limit",
+                [VERDICT_WORKSPACE_FULL] = "workspace_full",
+                [VERDICT_TIMEOUT] = "timeout",
+                [VERDICT_SETUP_FAILED] = "setup_failed",
         };
         return names[kind];
 }
@@ -66,6 +70,33 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
                 v->kind = VERDICT_OOM;
         else if (fork_refusals > 0 && !(v->kind == VERDICT_EXITED && v->exit_code == 0))
                 v->kind = VERDICT_PIDS_LIMIT;
+        else if (v->n_full > 0 && !(v->kind == VERDICT_EXITED && v->exit_code == 0))
+                v->kind = VERDICT_WORKSPACE_FULL;
+}
+
+void verdict_release(struct verdict *v)
+{
+        tmpfs_use_free(v->full, v->n_full);
+        v->full = NULL;
+        v->n_full = 0;
+}
+
+void verdict_write_json(struct json_writer *w, const struct verdict *v)
+{
+        jw_kv_string(w, "verdict", verdict_name(v->kind));
+        jw_kv_int(w, "exit_code", v->exit_code);
+        jw_kv_int(w, "signal", v->signal);
+        if (v->n_full == 0)
+                return;
+        jw_kv_array_begin(w, "full");
+        for (size_t i = 0; i < v->n_full; i++) {
+                jw_object_begin(w);
+                jw_kv_string(w, "path", v->full[i].path);
+                jw_kv_bool(w, "space", v->full[i].space);
+                jw_kv_bool(w, "inodes", v->full[i].inodes);
+                jw_object_end(w);
+        }
+        jw_array_end(w);
 }
 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err)
@@ -76,9 +107,7 @@ int verdict_write_file(const char *path, const struct verdict *v, struct sb_erro
         if (w == NULL)
                 return -1;
         jw_object_begin(w);
-        jw_kv_string(w, "verdict", verdict_name(v->kind));
-        jw_kv_int(w, "exit_code", v->exit_code);
-        jw_kv_int(w, "signal", v->signal);
+        verdict_write_json(w, v);
         jw_object_end(w);
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
         if (fd < 0)
@@ -100,6 +129,23 @@ int verdict_annotate_oom(struct oci_state *state)
         return oci_state_set_marker(state, VERDICT_MARKER, verdict_name(VERDICT_OOM));
 }
 
+/* "/tmp,/dev/shm"; "" for none; NULL when out of memory. */
+static char *full_paths(const struct verdict *v)
+{
+        size_t len = 1;
+        char *out;
+
+        for (size_t i = 0; i < v->n_full; i++)
+                len += strlen(v->full[i].path) + 1;
+        out = calloc(1, len);
+        for (size_t i = 0; out != NULL && i < v->n_full; i++) {
+                if (i > 0)
+                        strcat(out, ",");
+                strcat(out, v->full[i].path);
+        }
+        return out;
+}
+
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
@@ -111,9 +157,12 @@ int verdict_record(const char *root, const char *id, const struct verdict *v, st
                 return -1;
         snprintf(code, sizeof(code), "%d", v->exit_code);
         snprintf(sig, sizeof(sig), "%d", v->signal);
-        if (oci_state_set_marker(state, VERDICT_MARKER, verdict_name(v->kind)) < 0 ||
+        _cleanup_free_ char *full = full_paths(v);
+        if (full == NULL ||
+            oci_state_set_marker(state, VERDICT_MARKER, verdict_name(v->kind)) < 0 ||
             oci_state_set_marker(state, VERDICT_EXIT_CODE_MARKER, code) < 0 ||
-            oci_state_set_marker(state, VERDICT_SIGNAL_MARKER, sig) < 0)
+            oci_state_set_marker(state, VERDICT_SIGNAL_MARKER, sig) < 0 ||
+            (full[0] != '\0' && oci_state_set_marker(state, VERDICT_FULL_MARKER, full) < 0))
                 sb_fail(err, ENOMEM, "record the verdict of %s", id);
         else
                 ret = state_dir_save(&sd, state, err);

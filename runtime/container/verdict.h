@@ -2,6 +2,9 @@
  *
  *   {"verdict": "exited", "exit_code": 0, "signal": 0}
  *
+ * and, where a tmpfs was full, whatever the verdict,
+ *   "full": [{"path": "/tmp", "space": true, "inodes": false}]
+ *
  * verdict, first match wins:
  *   setup_failed  create (or start) failed before any container code ran;
  *                 exit_code is sbrun's own status (1), signal 0. A missing
@@ -12,6 +15,12 @@
  *                 oom_kill > 0), whatever process it hit.
  *   pids_limit    the cgroup counts refused forks (pids.events max > 0)
  *                 and the container process did not exit with status 0.
+ *   workspace_full  a writable tmpfs of the container (its workspace,
+ *                 /tmp, /dev/shm: each capped by the floor) had no free
+ *                 block or no free inode when it ended, and the container
+ *                 process did not exit with status 0 (it met ENOSPC).
+ *                 Known only to a foreground `run`, which holds the mounts
+ *                 (runtime/container/tmpfs_watch.h).
  *   signaled      the container process was killed by a signal
  *                 (exit_code 128+signal).
  *   exited        it exited with exit_code (signal 0).
@@ -27,6 +36,9 @@
 #define SB_VERDICT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/container/tmpfs_watch.h"
 
 struct sb_error;
 struct oci_state;
@@ -36,6 +48,7 @@ enum verdict_kind {
         VERDICT_SIGNALED,
         VERDICT_OOM,
         VERDICT_PIDS_LIMIT,
+        VERDICT_WORKSPACE_FULL,
         VERDICT_TIMEOUT,
         VERDICT_SETUP_FAILED,
 };
@@ -44,13 +57,23 @@ struct verdict {
         enum verdict_kind kind;
         int exit_code;
         int signal;
+        struct tmpfs_use *full; /* set before verdict_classify; verdict_release frees */
+        size_t n_full;
 };
+
+void verdict_release(struct verdict *v);
+static inline void verdict_releasep(struct verdict *v)
+{
+        verdict_release(v);
+}
+#define _cleanup_verdict_ __attribute__((cleanup(verdict_releasep)))
 
 /* Markers of the state (oci/state.h), never annotations: config.json
  * cannot forge a verdict, and hooks see only the config's annotations. */
 #define VERDICT_MARKER "verdict"
 #define VERDICT_EXIT_CODE_MARKER "exit_code"
 #define VERDICT_SIGNAL_MARKER "signal"
+#define VERDICT_FULL_MARKER "full" /* the full tmpfs' paths, comma-separated */
 
 const char *verdict_name(enum verdict_kind kind);
 
@@ -59,6 +82,9 @@ const char *verdict_name(enum verdict_kind kind);
 void verdict_classify(struct verdict *v, int status, bool timed_out, const char *cgroup_path);
 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err);
+/* Its members ("verdict", "exit_code", "signal") into an open object. */
+struct json_writer;
+void verdict_write_json(struct json_writer *w, const struct verdict *v);
 
 /* Into the state record of container id under root, as markers. */
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err);

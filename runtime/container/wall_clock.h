@@ -8,4 +8,9 @@
  * system clock. */
 int64_t wall_clock_now_ms(void);
 
+/* CLOCK_REALTIME as RFC 3339 in UTC with nanoseconds ("…T12:00:00.000000001Z"),
+ * the form of the state's "created" and the audit trail's "time", which
+ * sort as strings. Allocated; NULL when out of memory. */
+char *wall_clock_rfc3339(void);
+
 #endif

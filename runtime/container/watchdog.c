@@ -2,7 +2,9 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "runtime/container/container_audit.h"
 #include "runtime/container/deadline_kill.h"
+#include "runtime/container/global_options.h"
 #include "runtime/container/verdict.h"
 #include "runtime/container/wall_clock.h"
 
@@ -25,8 +27,8 @@ static void quiet_stdio(void)
                 dup2(null, fd);
 }
 
-static __attribute__((noreturn)) void watch(const char *root, const char *id, int pid,
-                                            const char *cgroup_path, int64_t deadline)
+static __attribute__((noreturn)) void watch(const struct global_options *global, const char *id,
+                                            int pid, const char *cgroup_path, int64_t deadline)
 {
         struct pollfd pfd = { .fd = WATCHDOG_PIDFD, .events = POLLIN };
         sigset_t none;
@@ -49,13 +51,14 @@ static __attribute__((noreturn)) void watch(const char *root, const char *id, in
         struct verdict v = { .kind = VERDICT_TIMEOUT,
                              .exit_code = 128 + SIGKILL,
                              .signal = SIGKILL };
-        verdict_record(root, id, &v, &err);
+        verdict_record(global->root, id, &v, &err);
         sb_error_clear(&err);
+        container_audit_verdict(global, id, &v, cgroup_path);
         _exit(0);
 }
 
-int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path, int seconds,
-                   struct sb_error *err)
+int watchdog_spawn(const struct global_options *global, const char *id, int pid,
+                   const char *cgroup_path, int seconds, struct sb_error *err)
 {
         int64_t deadline = wall_clock_now_ms() + (int64_t)seconds * 1000;
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
@@ -77,7 +80,7 @@ int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup
                 if (dup2(pidfd, WATCHDOG_PIDFD) < 0)
                         _exit(1);
                 syscall(SYS_close_range, WATCHDOG_PIDFD + 1, ~0U, 0);
-                watch(root, id, pid, cgroup_path, deadline);
+                watch(global, id, pid, cgroup_path, deadline);
         }
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
                 ;

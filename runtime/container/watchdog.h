@@ -7,7 +7,7 @@
  * hold nothing the container's readers wait on) and every other fd closed
  * except a pidfd of the container process. It sleeps until the deadline,
  * counted from create, then kills the whole container and records the
- * verdict "timeout" in the state. It exits as soon as the container
+ * verdict "timeout" in the state and the audit trail. It exits as soon as the container
  * process exits (the pidfd polls readable), so it never outlives the
  * container, and `delete`, which kills the container, ends it too. */
 #ifndef SB_WATCHDOG_H
@@ -15,7 +15,8 @@
 
 struct sb_error;
 
-int watchdog_spawn(const char *root, const char *id, int pid, const char *cgroup_path, int seconds,
-                   struct sb_error *err);
+struct global_options;
+int watchdog_spawn(const struct global_options *global, const char *id, int pid,
+                   const char *cgroup_path, int seconds, struct sb_error *err);
 
 #endif

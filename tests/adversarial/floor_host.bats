@@ -472,3 +472,39 @@ inode_fill_cmd() {
         [ "$(awk '{ print $2 }' <<<"$output" | sort -u)" = 1048576 ]
         assert_no_leftovers "$ID"
 }
+
+@test "host: a container that fills its workspace (one big file; a million empty files) ends with the verdict workspace_full, naming it" {
+        make_bundle
+        edit_config '.annotations["run.sbrun.workspace"] = "/work"'
+        local log=$TEST_DIR/trail/audit.jsonl policy kind
+        policy='{"floor": {"ceilings": {"tmp": "8M", "inodes": 2000}}, "audit": {"log": "'$log'"}}'
+        for kind in space inodes; do
+                # Filled and left full: the process fails on ENOSPC, as a
+                # build or a download that meets a full disk does.
+                if [ $kind = space ]; then
+                        set_cmd 'dd if=/dev/zero of=/work/big bs=1M count=100'
+                else
+                        set_cmd 'i=0; while : >/work/f$i; do i=$((i + 1)); done'
+                fi
+                run sbrun --policy "$(policy_for strict "$policy")" --log "$TEST_DIR/sbrun.log" \
+                        run --verdict-file "$TEST_DIR/verdict.json" -b "$BUNDLE" "$ID-$kind"
+                [ "$status" -eq 1 ] || fail "$kind: status $status: $output"
+                [[ $output == *"No space left on device"* ]] || fail "$kind: $output"
+                run jq -c '[.verdict, .exit_code, [.full[] | select(.path == "/work") | .'$kind']]' \
+                        "$TEST_DIR/verdict.json"
+                [ "$output" = '["workspace_full",1,[true]]' ] || fail "$kind: $(cat "$TEST_DIR/verdict.json")"
+                # The trail's verdict line says the same.
+                run jq -c 'select(.event == "verdict" and .id == $id) | [.verdict, (.full | map(.path))]' \
+                        --arg id "$ID-$kind" "$log"
+                [[ $output == '["workspace_full",["/work"'* ]] || fail "$kind: trail: $output"
+                assert_no_leftovers "$ID-$kind"
+        done
+
+        # A container that exits 0 with a full tmpfs is "exited", and the
+        # verdict still names what was full.
+        set_cmd 'dd if=/dev/zero of=/work/big bs=1M count=100 2>/dev/null; exit 0'
+        run sbrun --policy "$(policy_for strict "$policy")" --log "$TEST_DIR/sbrun.log" \
+                run --verdict-file "$TEST_DIR/verdict.json" -b "$BUNDLE" "$ID"
+        [ "$(jq -c '[.verdict, [.full[].path]]' "$TEST_DIR/verdict.json")" = '["exited",["/work"]]' ] ||
+                fail "$(cat "$TEST_DIR/verdict.json")"
+}
