@@ -132,6 +132,19 @@ bool oci_mount_is_bind(const struct oci_mount *m)
         return false;
 }
 
+bool oci_mount_is_read_only(const struct oci_mount *m)
+{
+        bool ro = false;
+
+        for (size_t i = 0; i < m->n_options; i++) {
+                if (strcmp(m->options[i], "ro") == 0)
+                        ro = true;
+                else if (strcmp(m->options[i], "rw") == 0)
+                        ro = false;
+        }
+        return ro;
+}
+
 const char *oci_annotation(const struct oci_config *config, const char *key)
 {
         if (config == NULL || key == NULL)

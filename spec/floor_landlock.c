@@ -31,20 +31,6 @@ static bool kernel_view(const struct oci_mount *m)
         return false;
 }
 
-/* The last of "ro" and "rw" wins, as mount(8) reads them. */
-static bool read_only(const struct oci_mount *m)
-{
-        bool ro = false;
-
-        for (size_t i = 0; i < m->n_options; i++) {
-                if (strcmp(m->options[i], "ro") == 0)
-                        ro = true;
-                else if (strcmp(m->options[i], "rw") == 0)
-                        ro = false;
-        }
-        return ro;
-}
-
 static int add(char ***v, size_t *n, const char *path)
 {
         for (size_t i = 0; i < *n; i++)
@@ -93,7 +79,7 @@ char **floor_landlock_writable(const struct oci_config *config, const struct flo
                 ok = add(&v, n, oci_annotation(config, WORKSPACE_ANNOTATION)) == 0;
         for (size_t i = 0; ok && i < config->n_mounts; i++) {
                 const struct oci_mount *m = &config->mounts[i];
-                if (!kernel_view(m) && !read_only(m))
+                if (!kernel_view(m) && !oci_mount_is_read_only(m))
                         ok = add(&v, n, m->destination) == 0;
         }
         for (const char *const *s = standard_writable; ok && *s != NULL; s++)

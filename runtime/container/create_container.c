@@ -68,7 +68,7 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
 {
         struct floor_host_facts facts;
         struct floor_report report = { 0 };
-        int ret = floor_host_gather(c->config, &facts, err);
+        int ret = floor_host_gather(c->config, &c->binds, &facts, err);
         struct effective_options opts = {
                 .policy = &c->policy,
                 .state_root = global->root,
