@@ -373,8 +373,8 @@ const char *oci_namespace_type_name(enum oci_namespace_type type); /* "network" 
 /* A bind mount: type "bind"/"rbind", a "bind"/"rbind" option, or no type at
  * all (runc and crun bind then too). Every layer must agree on this. */
 bool oci_mount_is_bind(const struct oci_mount *m);
-/* Its options make it read-only: the last of "ro" and "rw" wins, as
- * mount(8) reads them. */
+/* Mounted read-only: the last of "ro" and "rw" wins, as mount(8) and
+ * runtime/sandbox/mount_translate.c read them. */
 bool oci_mount_is_read_only(const struct oci_mount *m);
 const char *oci_namespace_proc_name(enum oci_namespace_type type); /* "net" */
 

@@ -6,6 +6,7 @@
 #ifndef SB_SPEC_FLOOR_H
 #define SB_SPEC_FLOOR_H
 
+#include "spec/floor_volumes.h"
 #include "spec/policy_profiles.h"
 
 #include <stdbool.h>
@@ -41,6 +42,10 @@ struct floor_host {
          * 1's is out of reach as in a nested sandbox). NULL: none does. */
         const bool *ns_is_host;
         size_t n_ns;
+        /* Per mount (by index): the project quota of its bind source, for
+         * each mount floor_mount_is_volume judges; NULL: none probed. */
+        const struct volume_quota *volumes;
+        size_t n_volumes;
 };
 
 struct floor_context {
@@ -51,6 +56,7 @@ struct floor_context {
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
         const char *audit_dir;          /* the audit trail's directory, or NULL */
+        enum floor_volume_rule volumes; /* what a writable volume must be */
         /* Per mount: the canonical path of the bind source the runtime holds
          * open and will bind (runtime/sandbox/bind_sources.h), NULL for the others.
          * A bind without one is an error: the floor never judges a path. */
@@ -98,6 +104,8 @@ int floor_paths(struct oci_config *config, const struct floor_context *ctx,
 int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
 int floor_devices(struct oci_config *config, const struct floor_context *ctx,
+                  struct floor_report *report, struct sb_error *err);
+int floor_volumes(struct oci_config *config, const struct floor_context *ctx,
                   struct floor_report *report, struct sb_error *err);
 int floor_syscalls(struct oci_config *config, const struct floor_context *ctx,
                    struct floor_report *report, struct sb_error *err);

@@ -24,12 +24,17 @@
  *       "tmp": "64M",                 size of every tmpfs mount (strict: /tmp is one)
  *       "inodes": "16k"               nr_inodes of every tmpfs mount
  *     },
- *     "devices": ["/dev/fuse"]        device nodes linux.devices may create
- *   }                                 beyond the standard ones
+ *     "devices": ["/dev/fuse"],       device nodes linux.devices may create
+ *                                     beyond the standard ones
+ *     "volumes": {
+ *       "require_project_quota": true a writable directory bind must be bounded by
+ *     }                               project quota (default: the profile's,
+ *   }                                 strict true, standard false)
  *
  * A ceiling applies also to a spec that asks for no limit. A ceiling given
  * here replaces the profile's default for the default profile; when an annotation selects a stricter profile, the lower of the
- * two applies.
+ * two applies. So does volumes.require_project_quota: false under a
+ * stricter profile selected by annotation still requires it.
  *
  *   "landlock": {
  *     "mode": "off",                  standard without Landlock, strict with it
@@ -77,6 +82,8 @@ struct operator_policy {
         int timeout_max_seconds; /* 0: no ceiling */
         enum landlock_mode landlock_mode;
         bool landlock_exec_writable; /* default true */
+        bool volumes_quota_set;      /* floor.volumes.require_project_quota given */
+        bool volumes_require_quota;  /* and its value */
         struct audit_settings audit; /* spec/audit_policy.h */
         char *text;                  /* the file as read; NULL for the built-in default */
 };

@@ -88,6 +88,20 @@ static int parse_devices(json_val v, struct jpath *p, struct operator_policy *po
         return 0;
 }
 
+static int volumes_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                          struct sb_error *err)
+{
+        struct operator_policy *policy = ctx;
+
+        if (strcmp(key, "require_project_quota") != 0)
+                return jfail(p, err, "unknown setting");
+        if (!json_is_true(value) && !json_is_false(value))
+                return jfail(p, err, "expected true or false");
+        policy->volumes_quota_set = true;
+        policy->volumes_require_quota = json_is_true(value);
+        return 0;
+}
+
 static int floor_member(const char *key, json_val value, struct jpath *p, void *ctx,
                         struct sb_error *err)
 {
@@ -108,6 +122,11 @@ static int floor_member(const char *key, json_val value, struct jpath *p, void *
         }
         if (strcmp(key, "devices") == 0)
                 return parse_devices(value, p, policy, err);
+        if (strcmp(key, "volumes") == 0) {
+                if (!json_is_object(value))
+                        return jfail(p, err, "expected an object");
+                return json_each_member(value, p, volumes_member, policy, err);
+        }
         return jfail(p, err, "unknown setting");
 }
 

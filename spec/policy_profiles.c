@@ -39,6 +39,9 @@ static const struct floor_profile profiles[] = {
                 .no_network = true,
                 .no_capabilities = true,
                 .readonly_root = true,
+                /* A host directory bound in writable is the one place left
+                 * where the container can fill a host file system. */
+                .volumes_bounded = true,
                 .caps = 0,
                 .ceilings = { .pids = 256,
                               .memory = 512 * MiB,

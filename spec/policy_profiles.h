@@ -37,6 +37,8 @@ struct floor_profile {
         bool no_network;                /* a new empty network namespace, joining refused */
         bool no_capabilities;           /* every capability dropped */
         bool readonly_root;             /* root.readonly and a size-capped /tmp */
+        bool volumes_bounded;           /* a writable directory bind is bounded by project
+                                         * quota (spec/floor_volumes.h) */
         uint64_t caps;                  /* capability ceiling, a CAP_* bit mask */
         struct floor_ceilings ceilings; /* built-in defaults */
 };

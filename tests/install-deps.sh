@@ -17,7 +17,7 @@ packages="
         dbus
         bubblewrap busybox-static bats jq clang-format
         clang libclang-rt-14-dev
-        util-linux procps strace
+        util-linux procps strace e2fsprogs quota
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml

@@ -1,8 +1,9 @@
 /* `sbrun policy show`: the active floor (profile, ceilings, the operator
- * file it came from). `sbrun policy explain [--bundle DIR] [--format
- * text|json]`: the bundle's config.json merged with the floor, each change
- * with its requested and effective value and its rule, refusals included.
- * Nothing is created: the config, the rootfs and the host are only read. */
+ * file it came from, what a writable volume must be). `sbrun policy
+ * explain [--bundle DIR] [--format text|json]`: the bundle's config.json
+ * merged with the floor, each change with its requested and effective
+ * value and its rule, refusals included. Nothing is created: the config,
+ * the rootfs and the host are only read. */
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "oci/config.h"
@@ -331,6 +332,8 @@ static int show(const struct global_options *global, struct sb_error *err)
                 printf("wall-clock: none\n");
         print_cgroups(&policy);
         print_landlock(&policy, ctx.profile);
+        printf("volumes: project quota on writable directory binds %s\n",
+               floor_volume_rule_text(ctx.volumes));
         print_audit(&policy, global);
         floor_report_release(&report);
         operator_policy_release(&policy);
@@ -400,7 +403,7 @@ static int explain(const struct global_options *global, const struct policy_opts
         struct floor_host_facts facts = { 0 };
         int ret = bind_sources_open(config, bundle, &binds, err);
         if (ret == 0)
-                ret = floor_host_gather(config, &facts, err);
+                ret = floor_host_gather(config, &binds, &facts, err);
         _cleanup_free_ char *audit_dir = audit_settings_dir(&policy.audit, global);
         struct effective_options opts = { .policy = &policy,
                                           .state_root = global->root,

@@ -70,7 +70,7 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                        int timeout_requested, struct sb_error *err)
 {
         struct floor_host_facts facts;
-        int ret = floor_host_gather(c->config, &facts, err);
+        int ret = floor_host_gather(c->config, &c->binds, &facts, err);
         _cleanup_free_ char *audit_dir = audit_settings_dir(&c->policy.audit, global);
         struct effective_options opts = {
                 .policy = &c->policy,

@@ -2,6 +2,8 @@
 
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/host/quota_host.h"
+#include "runtime/sandbox/bind_sources.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,13 +44,36 @@ static bool is_host_namespace(const struct oci_namespace *ns)
         return same_file(&a, host) || same_file(&a, self);
 }
 
-int floor_host_gather(const struct oci_config *config, struct floor_host_facts *f,
-                      struct sb_error *err)
+/* Only the mounts the floor judges as volumes are probed. */
+static int gather_volumes(const struct oci_config *config, const struct bind_sources *binds,
+                          struct floor_host_facts *f, struct sb_error *err)
+{
+        size_t n = binds->n < config->n_mounts ? binds->n : config->n_mounts;
+
+        if (n == 0)
+                return 0;
+        f->volumes = calloc(n, sizeof(*f->volumes));
+        if (f->volumes == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        for (size_t i = 0; i < n; i++) {
+                if (binds->fds[i] >= 0 &&
+                    floor_mount_is_volume(&config->mounts[i], &binds->stats[i]))
+                        quota_host_probe(binds->fds[i], &binds->stats[i], &f->volumes[i]);
+        }
+        f->host.volumes = f->volumes;
+        f->host.n_volumes = n;
+        return 0;
+}
+
+int floor_host_gather(const struct oci_config *config, const struct bind_sources *binds,
+                      struct floor_host_facts *f, struct sb_error *err)
 {
         const struct oci_linux *l = config->linux_;
 
         memset(f, 0, sizeof(*f));
         f->host.memory = host_memory();
+        if (binds != NULL && gather_volumes(config, binds, f, err) < 0)
+                return -1;
         if (l == NULL || l->n_namespaces == 0)
                 return 0;
         f->ns_is_host = calloc(l->n_namespaces, sizeof(*f->ns_is_host));
@@ -65,5 +90,6 @@ int floor_host_gather(const struct oci_config *config, struct floor_host_facts *
 void floor_host_release(struct floor_host_facts *f)
 {
         free(f->ns_is_host);
+        free(f->volumes);
         memset(f, 0, sizeof(*f));
 }

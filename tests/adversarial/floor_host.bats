@@ -478,6 +478,9 @@ inode_fill_cmd() {
         edit_config '.annotations["run.sbrun.workspace"] = "/work"'
         local log=$TEST_DIR/trail/audit.jsonl policy kind
         policy='{"floor": {"ceilings": {"tmp": "8M", "inodes": 2000}}, "audit": {"log": "'$log'"}}'
+        # A user's trail is their own, whatever the policy names.
+        [ -z "${SBRUN_AS_USER:-}" ] ||
+                log=$(getent passwd "$SBRUN_AS_USER" | cut -d: -f6)/.local/state/sbrun/audit.jsonl
         for kind in space inodes; do
                 # Filled and left full: the process fails on ENOSPC, as a
                 # build or a download that meets a full disk does.

@@ -40,6 +40,7 @@ void policy_parse(const char *doc, struct operator_policy *policy)
 }
 
 int64_t floor_fixture_host_memory = FIXTURE_HOST_MEMORY;
+const struct volume_quota *floor_fixture_volume;
 
 int floor_run(struct floor_run *run, const char *config_doc, const char *policy_doc,
               const char *bundle, const char *state_root, enum floor_mode mode)
@@ -56,9 +57,13 @@ int floor_run(struct floor_run *run, const char *config_doc, const char *policy_
         policy_parse(policy_doc ? policy_doc : "{}", &run->policy);
         if (bind_sources_open(run->config, bundle ? bundle : "/", &run->binds, &run->err) < 0)
                 fail_msg("bind sources: %s", run->err.msg);
-        if (floor_host_gather(run->config, &run->facts, &run->err) < 0)
+        if (floor_host_gather(run->config, &run->binds, &run->facts, &run->err) < 0)
                 fail_msg("host facts: %s", run->err.msg);
         run->facts.host.memory = floor_fixture_host_memory;
+        for (size_t i = 0; floor_fixture_volume != NULL && i < run->facts.host.n_volumes; i++) {
+                if (run->facts.volumes[i].probed)
+                        run->facts.volumes[i] = *floor_fixture_volume;
+        }
         if (mode == FLOOR_EXPLAIN) {
                 struct effective_options opts = { .policy = &run->policy,
                                                   .state_root = state_root,

@@ -39,6 +39,9 @@ enum floor_mode {
  * is exact (a test may set floor_fixture_host_memory, 0: unknown). */
 #define FIXTURE_HOST_MEMORY (INT64_C(8) << 30)
 extern int64_t floor_fixture_host_memory;
+/* Set: what runtime/host/quota_host.c found of every volume it probed is
+ * replaced by this (the host's real file systems vary); NULL: as found. */
+extern const struct volume_quota *floor_fixture_volume;
 
 struct floor_run {
         struct oci_config *config;
