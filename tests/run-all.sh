@@ -9,6 +9,10 @@
 #   vm-systemd  tests/vm/systemd-suite.sh in a second guest whose PID 1 is
 #               systemd (tests/vm/run.sh --systemd), in the same background
 #               job right after vm's guest ends: never two guests at once
+#   vm-nolandlock
+#               tests/vm/nolandlock-suite.sh in a third, short guest whose
+#               kernel boots without Landlock (tests/vm/run.sh --no-landlock),
+#               in the same job after vm-systemd's guest
 #   unit        the cmocka binaries of the build tree (tests/unit/test_*)
 #   integration, adversarial, engines, faults, rootless, selftest, ...
 #               each directory of bats files under tests/ (but vm), under a
@@ -35,10 +39,11 @@
 # to its own line; its passes are not added again (tests/lib/lanes.bash).
 #
 # Switches, each reported as a skipped lane with the number of tests it
-# would have run, and refused when CI=true: SBRUN_VM_LANE=0 (both VM lanes),
+# would have run, and refused when CI=true: SBRUN_VM_LANE=0 (the VM lanes),
 # SBRUN_ASAN_LANE=0, SBRUN_FUZZ=0, SBRUN_BATS_EXCLUDE="DIR ..." (tests/DIR).
-# The guests' timeouts: SBRUN_VM_TIMEOUT (vm, 3000 s) and
-# SBRUN_VM_SYSTEMD_TIMEOUT (vm-systemd, 1200 s).
+# The guests' timeouts: SBRUN_VM_TIMEOUT (vm, 3000 s),
+# SBRUN_VM_SYSTEMD_TIMEOUT (vm-systemd, 1200 s) and
+# SBRUN_VM_NOLANDLOCK_TIMEOUT (vm-nolandlock, 600 s).
 # SBRUN_RUN_ROLE=asan is tests/asan.sh's own run (its lane selection).
 set -uo pipefail
 
@@ -64,7 +69,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
         [rootless]=300 [engines]=600
         [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=420
-        [asan]=1500 [vm]=3000 [vm-systemd]=900 [leftovers]=30)
+        [asan]=1500 [vm]=3000 [vm-systemd]=900 [vm-nolandlock]=180 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
 # behind them; not the soak, scale, race and timing files (hundreds of
@@ -171,7 +176,8 @@ trap 'stop_lanes; exit 129' HUP
 # starts before the host lanes and runs beside them. The vm-systemd lane's
 # guest (systemd as PID 1) boots in the same job when the first one has
 # ended: the machine has two cores, and two guests under TCG beside the host
-# lanes would starve all three.
+# lanes would starve all three. The vm-nolandlock lane's guest (a kernel
+# without Landlock) boots third, in the same job.
 vm_lane=0
 vm_env=()
 if [ "$role" = all ]; then
@@ -182,9 +188,13 @@ if [ "$role" = all ]; then
         "$SBRUN_SRCDIR/tests/vm/systemd-suite.sh" --plan \
                 >"$SBRUN_TEST_TMP/vm-systemd.plan" 2>"$SBRUN_TEST_TMP/vm-systemd.plan.err" ||
                 echo "# tests/vm/systemd-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-systemd.plan.err")"
+        "$SBRUN_SRCDIR/tests/vm/nolandlock-suite.sh" --plan \
+                >"$SBRUN_TEST_TMP/vm-nolandlock.plan" 2>"$SBRUN_TEST_TMP/vm-nolandlock.plan.err" ||
+                echo "# tests/vm/nolandlock-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-nolandlock.plan.err")"
         if [ "${SBRUN_VM_LANE:-1}" = 0 ]; then
                 lane_skipped vm "$(grep -c '' "$SBRUN_TEST_TMP/vm.plan")" "SBRUN_VM_LANE=0"
                 lane_skipped vm-systemd "$(grep -c '' "$SBRUN_TEST_TMP/vm-systemd.plan")" "SBRUN_VM_LANE=0"
+                lane_skipped vm-nolandlock "$(grep -c '' "$SBRUN_TEST_TMP/vm-nolandlock.plan")" "SBRUN_VM_LANE=0"
         else
                 vm_lane=1
         fi
@@ -211,10 +221,14 @@ vm_guest() {
 if [ "$vm_lane" = 1 ]; then
         echo "# vm (cgroup v2 in qemu, in the background: $SBRUN_TEST_TMP/vm.tap)"
         echo "# vm-systemd (systemd as PID 1 in qemu, after vm's guest: $SBRUN_TEST_TMP/vm-systemd.tap)"
+        echo "# vm-nolandlock (a kernel without Landlock in qemu, after vm-systemd's guest: $SBRUN_TEST_TMP/vm-nolandlock.tap)"
         vm_start=$SECONDS
         # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
         cp "$SBRUN" "$vm_bin/sbrun"
+        # The host's busybox rootfs, for the short vm-nolandlock lane: its
+        # guest copies it rather than build it again (most of a minute).
+        cp -a "$SBRUN_ROOTFS" "$vm_bin/rootfs" 2>/dev/null || rm -rf "$vm_bin/rootfs"
         vm_env=()
         if [ -n "$SBRUN_FAULTS" ] && cp "$SBRUN_FAULTS" "$vm_bin/sbrun-faults"; then
                 vm_env+=(-e SBRUN_FAULTS="$vm_bin/sbrun-faults")
@@ -234,14 +248,18 @@ if [ "$vm_lane" = 1 ]; then
                         vm_guest vm-systemd vm-systemd-guest "${SBRUN_VM_SYSTEMD_TIMEOUT:-1200}" --systemd \
                                 --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
                                 tests/vm/systemd-suite.sh --tap
+                        # Then the kernel without Landlock: a handful of tests.
+                        vm_guest vm-nolandlock vm-nolandlock-guest "${SBRUN_VM_NOLANDLOCK_TIMEOUT:-600}" \
+                                --no-landlock --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" \
+                                -e SBRUN_VM_ROOTFS="$vm_bin/rootfs" tests/vm/nolandlock-suite.sh --tap
                 else
-                        for lane in vm vm-systemd; do
+                        for lane in vm vm-systemd vm-nolandlock; do
                                 tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/$lane.tap"
                                 echo "not ok - tests/vm/setup.sh failed" >>"$SBRUN_TEST_TMP/$lane.tap"
                                 echo 1 >"$SBRUN_TEST_TMP/$lane.rc"
                         done
                 fi
-                # Both guests are done with the binaries.
+                # Every guest is done with the binaries.
                 rm -rf "$vm_bin"
         ) &
         vm_job=$!
@@ -473,6 +491,7 @@ if [ "$vm_lane" = 1 ]; then
         wait "$vm_job"
         vm_lane_tap vm "$vm_start"
         vm_lane_tap vm-systemd "$(cat "$SBRUN_TEST_TMP/vm-systemd.start" 2>/dev/null || echo "$SECONDS")"
+        vm_lane_tap vm-nolandlock "$(cat "$SBRUN_TEST_TMP/vm-nolandlock.start" 2>/dev/null || echo "$SECONDS")"
 fi
 
 # --- leftovers --------------------------------------------------------------------
@@ -494,11 +513,11 @@ leftovers() {
                                 "$t/rootfs.ids" - | sort -u
         fi
         # "[/]tmp/..." matches the test dir but not grep's own command line;
-        # test.* are the bats tests' dirs (bwrap names the bundle), vm-guest
-        # and vm-systemd-guest the VM lanes' qemu (its -name); the ASan
-        # lane's make and bats name its build dir.
+        # test.* are the bats tests' dirs (bwrap names the bundle), vm-guest,
+        # vm-systemd-guest and vm-nolandlock-guest the VM lanes' qemu (its
+        # -name); the ASan lane's make and bats name its build dir.
         local a=${asan_build:-$t/no-asan-lane}
-        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest|vm-systemd-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
+        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest|vm-systemd-guest|vm-nolandlock-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
                 while read -r f; do
                         pid=$(cut -d/ -f3 <<<"$f")
                         echo "process $pid: $(tr '\0' ' ' <"$f" 2>/dev/null)"

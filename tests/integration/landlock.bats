@@ -5,10 +5,12 @@
 # just written works by default and is EACCES with "exec_writable": false;
 # ordinary work (a shell, a C compiler building and running a program in
 # /tmp) goes on; a kernel without Landlock fails a strict create by name, or
-# runs it with a warning where the operator said best-effort. This host's
-# kernel offers Landlock ABI 7 (sbrun uses up to 4); tests/vm/cgroups-suite.sh
-# runs the "under strict" and "a program written" tests again in the VM
-# lane's guest, whose kernel (Debian's 6.1) offers ABI 2.
+# runs it with a warning where the operator said best-effort; under strict
+# a TCP socket handed in connects nowhere (ABI 4). This host's kernel offers
+# Landlock ABI 7 (sbrun uses up to 4); tests/vm/cgroups-suite.sh runs the
+# "under strict a write", "/tmp" and "a program written" tests again in the
+# VM lane's guest, whose kernel (Debian's 6.1) offers ABI 2, and
+# tests/vm/no_landlock.bats checks a real kernel without Landlock.
 
 load ../helpers
 
@@ -18,9 +20,9 @@ strict() {
         edit_config '.annotations["run.sbrun.policy"] = "strict"'
 }
 
-# no_landlock ARG...: sbrun (as the sbrun helper runs it) where the kernel
-# appears to have no Landlock (tests/helpers/no_landlock.c).
-no_landlock() {
+# sbrun_no_landlock: prints the path of a script that runs sbrun where the
+# kernel appears to have no Landlock (tests/helpers/no_landlock.c).
+sbrun_no_landlock() {
         local bin=$SBRUN_TEST_TMP/no_landlock
         if [ ! -x "$bin" ]; then
                 cc -O2 -Wall -o "$bin.tmp.$$" "$SBRUN_SRCDIR/tests/helpers/no_landlock.c" &&
@@ -28,7 +30,25 @@ no_landlock() {
         fi
         printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$bin" "$SBRUN" >"$TEST_DIR/sbrun-no-landlock"
         chmod 0755 "$TEST_DIR/sbrun-no-landlock"
-        SBRUN=$TEST_DIR/sbrun-no-landlock sbrun "$@"
+        echo "$TEST_DIR/sbrun-no-landlock"
+}
+
+# no_landlock ARG...: sbrun (as the sbrun helper runs it) without Landlock.
+no_landlock() {
+        local wrapper
+        wrapper=$(sbrun_no_landlock) || return 1
+        SBRUN=$wrapper sbrun "$@"
+}
+
+# landlock_tcp_bin: tests/helpers/landlock_tcp.c built static (it runs in
+# the busybox rootfs too); prints its path.
+landlock_tcp_bin() {
+        local bin=$SBRUN_TEST_TMP/landlock_tcp
+        if [ ! -x "$bin" ]; then
+                cc -O2 -Wall -static -o "$bin.tmp.$$" "$SBRUN_SRCDIR/tests/helpers/landlock_tcp.c" &&
+                        mv "$bin.tmp.$$" "$bin" || fail "cannot build tests/helpers/landlock_tcp.c"
+        fi
+        echo "$bin"
 }
 
 # late_mount_case: in a mount namespace of the test's own, $TEST_DIR/src is
@@ -164,6 +184,46 @@ late_mount_case() {
         BUNDLE=$TEST_DIR/std set_args echo ran
         run no_landlock --log "$TEST_DIR/sbrun.log" run -b "$TEST_DIR/std" "$(new_id)"
         [ "$status" -eq 0 ] && [ "$output" = ran ] || fail "$output"
+}
+
+@test "landlock: under strict a TCP socket handed in connects nowhere: connect and bind are the seccomp floor's EPERM, fast open's connect Landlock's EACCES; without Landlock it connects" {
+        local tcp probe policy
+        tcp=$(landlock_tcp_bin) || return 1
+        probe=$("$tcp" probe) || fail "tests/helpers/landlock_tcp.c probe: $probe"
+        case $probe in
+        "abi "[0-3]) skip "this kernel's Landlock ($probe) has no TCP rights (ABI 4): strict has no TCP rule here" ;;
+        *fastopen-off) skip "net.ipv4.tcp_fastopen has no client bit: no fast open to reach the TCP rule with" ;;
+        *fastopen-unchecked) skip "this kernel's Landlock lets fast open's connect through ($probe): no way to reach the TCP rule past the seccomp floor" ;;
+        *fastopen-checked) ;;
+        *) fail "tests/helpers/landlock_tcp.c probe: $probe" ;;
+        esac
+        make_bundle
+        strict
+        cp "$tcp" "$BUNDLE/rootfs/bin/landlock_tcp"
+        set_args landlock_tcp inside
+        # fd 3: an unconnected TCP socket of the host's network namespace,
+        # fd 4: a listener on its 127.0.0.1. Not through sbrun(), which
+        # closes fd 3.
+        policy=$(policy_with '{}' plain)
+        run "$tcp" outside "$SBRUN" --root "$ROOT" --policy "$policy" --log "$TEST_DIR/sbrun.log" \
+                run --preserve-fds 2 -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "connect: Operation not permitted" ] || fail "$output"
+        [ "${lines[1]}" = "bind: Operation not permitted" ] || fail "$output"
+        [ "${lines[2]}" = "fastopen: Permission denied" ] || fail "$output"
+        [ "${lines[3]}" = "listener: no connection" ] || fail "$output"
+
+        # The same container and seccomp floor where the kernel appears to
+        # have no Landlock (best-effort): the same socket connects.
+        policy=$(policy_with '{"landlock": {"mode": "best-effort"}}' best)
+        run "$tcp" outside "$(sbrun_no_landlock)" --root "$ROOT" --policy "$policy" --log "$TEST_DIR/best.log" \
+                run --preserve-fds 2 -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "$output"
+        grep -q "landlock: this kernel has none" "$TEST_DIR/best.log" || fail "no warning: $(cat "$TEST_DIR/best.log")"
+        [ "${lines[0]}" = "connect: Operation not permitted" ] || fail "without Landlock: $output"
+        [ "${lines[1]}" = "bind: Operation not permitted" ] || fail "without Landlock: $output"
+        [ "${lines[2]}" = "fastopen: ok" ] || fail "without Landlock: $output"
+        [ "${lines[3]}" = "listener: a connection" ] || fail "without Landlock: $output"
 }
 
 @test "landlock: policy show, explain and check report it" {

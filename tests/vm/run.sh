@@ -14,9 +14,12 @@
 # system D-Bus, journald, udev, but only basic.target and the lane's own
 # sbrun-vm.target: see tests/vm/README.md), and CMD runs in sbrun-vm.service;
 # for what needs a real systemd (systemd-run, the systemd cgroup driver).
+# Either mode with --no-landlock: the kernel's LSM list without Landlock
+# (tests/vm/nolandlock-suite.sh), a real kernel on which sbrun finds none.
 #
 # Options:
 #   --systemd        boot with systemd as PID 1 (also SBRUN_VM_INIT=systemd)
+#   --no-landlock    boot with lsm= the kernel's default list less landlock
 #   --share DIR      tree to share read-write (default: this repository)
 #   -e NAME=VALUE    set an environment variable for CMD (repeatable)
 #   -i               interactive: CMD's stdin is the console (e.g. run.sh -i bash)
@@ -46,6 +49,7 @@ cpus=${SBRUN_VM_CPUS:-2}
 share=${SBRUN_VM_SHARE:-$(cd "$here/../.." && pwd)}
 init=${SBRUN_VM_INIT:-busybox}
 interactive=0
+no_landlock=0
 envs=()
 
 say() { printf 'vm: %s\n' "$*" >&2; }
@@ -55,6 +59,7 @@ usage() { sed -n '2,/^set -uo/{/^set/d;s/^# \{0,1\}//;p}' "$0"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--systemd) init=systemd; shift ;;
+	--no-landlock) no_landlock=1; shift ;;
 	--share) [ $# -ge 2 ] || die "--share needs a directory"; share=$2; shift 2 ;;
 	--share=*) share=${1#--share=}; shift ;;
 	-e) [ $# -ge 2 ] || die "-e needs NAME=VALUE"; envs+=("$2"); shift 2 ;;
@@ -138,6 +143,16 @@ append="$append syscall.x32=y"
 # said explicitly, since lsm.bats tests a profile for real. Harmless to the
 # other tests: processes without a profile are unconfined.
 append="$append apparmor=1"
+if [ "$no_landlock" = 1 ]; then
+	# A kernel with Landlock built in but not enabled, as on hosts whose
+	# lsm= or CONFIG_LSM leaves it out: the list the kernel boots with by
+	# default (its CONFIG_LSM, the one setup.sh unpacked) less landlock, so
+	# that every other LSM (AppArmor above all) is as in the other boots.
+	lsms=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$cache/kernel/$kver/boot/config-$kver" 2>/dev/null)
+	[ -n "$lsms" ] || die "no CONFIG_LSM in $cache/kernel/$kver/boot/config-$kver: run tests/vm/setup.sh"
+	lsms=$(tr ',' '\n' <<<"$lsms" | grep -vx landlock | paste -sd, -)
+	append="$append lsm=$lsms"
+fi
 if [ "${SBRUN_VM_VERBOSE:-0}" = 1 ]; then append="$append loglevel=7"; else append="$append quiet loglevel=3"; fi
 if [ "$init" = systemd ]; then
 	# init.sh writes sbrun-vm.target (basic.target, D-Bus and the service
