@@ -76,6 +76,11 @@ suite() {
 	# tests/integration/volumes.bats skip there; the guest's has quota_v2.
 	sel -f '^volumes: (strict runs a volume bounded|on a file system with project quota)' \
 		"$SBRUN_SRCDIR/tests/integration/volumes.bats"
+	# The audit trail where the cgroup is real (its peaks in the verdict and
+	# delete lines), with the lifecycle and a failing log once more; and the
+	# verdict of a container that fills its workspace.
+	sel -f '^audit: (on cgroup v2|a lifecycle|a read-only or full log)' "$SBRUN_SRCDIR/tests/integration/audit.bats"
+	sel -f 'ends with the verdict workspace_full' "$SBRUN_SRCDIR/tests/adversarial/floor_host.bats"
 
 	# Races on one container and the wall-clock limit's escapees (double
 	# fork, setsid, SIGTERM ignored) with cgroup.kill: the host suite's tests,
