@@ -49,10 +49,18 @@ static void describe_fs(const struct stat *st, char *out, size_t size)
         }
 }
 
+/* QCMD of <linux/quota.h> shifts an int: Q_GETINFO (0x800005) << 8 does not
+ * fit one (undefined behaviour, which UBSan reports). The same bits, shifted
+ * unsigned. */
+static int quota_cmd(unsigned int cmd, unsigned int type)
+{
+        return (int)((cmd << SUBCMDSHIFT) | (type & SUBCMDMASK));
+}
+
 /* The kernel has quotactl_fd at all: an fd that is none is EBADF there. */
 static bool have_quotactl_fd(void)
 {
-        return quotactl_fd(-1, QCMD(Q_GETINFO, PRJQUOTA), 0, NULL) < 0 && errno != ENOSYS;
+        return quotactl_fd(-1, quota_cmd(Q_GETINFO, PRJQUOTA), 0, NULL) < 0 && errno != ENOSYS;
 }
 
 /* Whether the file system enforces project quota. Q_XGETQSTATV rather
@@ -66,7 +74,7 @@ static bool probe_enforced(int fd, struct volume_quota *out)
 
         int e;
 
-        if (quotactl_fd(fd, QCMD(Q_XGETQSTATV, PRJQUOTA), 0, &statv) == 0)
+        if (quotactl_fd(fd, quota_cmd(Q_XGETQSTATV, PRJQUOTA), 0, &statv) == 0)
                 return (statv.qs_flags & FS_QUOTA_PDQ_ENFD) != 0;
         e = errno;
         /* ENOSYS: the file system has no quota, or none is on (or the
@@ -104,7 +112,7 @@ static void probe_limit(int fd, struct volume_quota *out)
 {
         struct if_dqblk dq = { 0 };
 
-        if (quotactl_fd(fd, QCMD(Q_GETQUOTA, PRJQUOTA), out->project, &dq) < 0) {
+        if (quotactl_fd(fd, quota_cmd(Q_GETQUOTA, PRJQUOTA), out->project, &dq) < 0) {
                 snprintf(out->unknown, sizeof(out->unknown), "Q_GETQUOTA of project %u: %s%s",
                          out->project, strerror(errno),
                          errno == EPERM ? " (only the host's root may read a project's limits)" :

@@ -245,7 +245,10 @@ MEMBOMB='x=0123456789abcdef; while :; do x=$x$x; done'
                 --arg d "$TEST_DIR/out"
         local std strict profile pol attack
         std=$(policy standard '{}')
-        strict=$(policy strict '{"floor": {"profile": "strict"}}')
+        # /out is a writable volume on the guest's unbounded tmpfs, which
+        # strict would refuse (docs/policy.md#volumes): waived here, with the
+        # warning going to the log.
+        strict=$(policy strict '{"floor": {"profile": "strict", "volumes": {"require_project_quota": false}}}')
         for profile in standard strict; do
                 [ $profile = standard ] && pol=$std || pol=$strict
                 for attack in int80-mkdir x32-mkdir int80-getpid; do
