@@ -161,8 +161,9 @@ events() {
                 assert_no_leftovers "$ID-$kind"
 
                 p=$(audit_policy)
-                run sbrun --policy "$p" --log /dev/stderr run -b "$BUNDLE" "$ID-$kind-standard"
-                [ "$status" -eq 0 ] || fail "$kind standard: $output"
+                run sbrun --policy "$p" --log "$TEST_DIR/$kind.log" run -b "$BUNDLE" "$ID-$kind-standard"
+                [ "$status" -eq 0 ] || fail "$kind standard: $output $(cat "$TEST_DIR/$kind.log")"
+                output=$(cat "$TEST_DIR/$kind.log")
                 [[ $output == *"audit trail: "*"$want"*"the create of $ID-$kind-standard is not recorded"* ]] ||
                         fail "$kind standard: $output"
                 # No partial line was left in a full log.
@@ -245,12 +246,15 @@ events() {
         sbrun --policy "$p" create -b "$BUNDLE" "$ID" || fail "create failed"
         sbrun --policy "$p" start "$ID" || fail "start failed"
         chattr +i "$LOG" || skip "chattr +i: not on this file system"
-        run sbrun --policy "$p" --log /dev/stderr exec "$ID" touch /tmp/ran
-        local exec_status=$status exec_output=$output
-        run sbrun --policy "$p" --log /dev/stderr kill "$ID" KILL
-        local kill_status=$status kill_output=$output
+        run sbrun --policy "$p" --log "$TEST_DIR/exec.log" exec "$ID" touch /tmp/ran
+        local exec_status=$status exec_output
+        exec_output=$(cat "$TEST_DIR/exec.log")
+        run sbrun --policy "$p" --log "$TEST_DIR/kill.log" kill "$ID" KILL
+        local kill_status=$status kill_output
+        kill_output=$(cat "$TEST_DIR/kill.log")
         wait_for_status "$ID" stopped
-        run sbrun --policy "$p" --log /dev/stderr delete "$ID"
+        run sbrun --policy "$p" --log "$TEST_DIR/delete.log" delete "$ID"
+        output=$(cat "$TEST_DIR/delete.log")
         chattr -i "$LOG"
         [ "$exec_status" -eq 1 ] || fail "exec: $exec_status $exec_output"
         [[ $exec_output == *"audit trail: open $LOG: operation not permitted: strict runs no exec it cannot record"* ]] ||
