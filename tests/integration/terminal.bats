@@ -21,6 +21,10 @@ receiver_bin() {
 RECEIVER_WAIT=40
 start_receiver() {
         SOCK=$TEST_DIR/console.sock
+        # Emptied here, not only by the background job's redirection, which
+        # may come late: a second receiver of a test must not be taken for
+        # listening on the first one's "listening".
+        : >"$TEST_DIR/receiver.out"
         "$(receiver_bin)" "$SOCK" "tty; echo ok" ok "$RECEIVER_WAIT" >"$TEST_DIR/receiver.out" 2>&1 3>&- &
         RECEIVER_PID=$!
         echo "$RECEIVER_PID" >>"$TEST_DIR/bg.pids"
@@ -50,9 +54,10 @@ start_receiver() {
 
 # caller_sees_eof CMD...: run CMD with its stdout and stderr on a pipe and
 # read the pipe to its end, as containerd's shim reads `runc create`.
-# Fails if the end does not come: a process that outlives CMD holds it.
+# Fails if the end does not come: a process that outlives CMD holds it, or if
+# CMD fails (pipefail: the pipeline's status is CMD's, not cat's).
 caller_sees_eof() {
-        run timeout 20 "$BASH" -c '"$@" 2>&1 3>&- | cat' _ "$@"
+        run timeout 20 "$BASH" -c 'set -o pipefail; "$@" 2>&1 3>&- | cat' _ "$@"
         [ "$status" -ne 124 ] || fail "no EOF on the caller's stdout: a container process holds it"
         [ "$status" -eq 0 ] || fail "$*: $output"
 }
@@ -73,6 +78,7 @@ caller_sees_eof() {
         run sbrun start "$ID"
         [ "$status" -eq 0 ]
         timeout_wait "$RECEIVER_PID" "$RECEIVER_WAIT" || fail "the receiver did not finish"
+        [ "$WAIT_STATUS" -eq 0 ] || fail "receiver (exit $WAIT_STATUS): $(cat "$TEST_DIR/receiver.out")"
 
         edit_config '.process.terminal = false | .process.args = ["sleep", "1000"]'
         run detached sbrun run -d -b "$BUNDLE" "$ID-x"
