@@ -1,6 +1,7 @@
 #include "spec/floor_seccomp_rules.h"
 
 #include <errno.h>
+#include <linux/fs.h>
 #include <linux/sched.h>
 #include <sys/ioctl.h>
 
@@ -92,6 +93,16 @@ const size_t floor_clone_new_flags_len = N(floor_clone_new_flags);
  * console the same way. */
 const uint32_t floor_ioctl_deny[] = { TIOCSTI, TIOCLINUX };
 const size_t floor_ioctl_deny_len = N(floor_ioctl_deny);
+
+/* A file's project id and its inherit flag (FS_XFLAG_PROJINHERIT, or
+ * FS_PROJINHERIT_FL through SETFLAGS) decide which project quota its
+ * blocks are charged to. The kernel lets only the init user namespace
+ * change them, and there the file's owner may: a container without a user
+ * namespace of its own could move what it writes out of the volume's
+ * project and past its limit. FS_IOC32_SETFLAGS is the same request with
+ * a 32-bit argument, which a file system's own handler may take. */
+const uint32_t floor_attr_ioctl_deny[] = { FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR };
+const size_t floor_attr_ioctl_deny_len = N(floor_attr_ioctl_deny);
 
 /* Enough for shells, coreutils, interpreters and compilers. Left out, among
  * others: socket, connect, bind (no network at all), the set*id family (the

@@ -28,6 +28,12 @@ extern const size_t floor_clone_new_flags_len;
 extern const uint32_t floor_ioctl_deny[];
 extern const size_t floor_ioctl_deny_len;
 
+/* ioctl(2) requests that change a file's attributes, its project quota id
+ * among them: EPERM too where writable volumes must be bounded by project
+ * quota (floor_locks_file_attrs, spec/floor_volumes.h). */
+extern const uint32_t floor_attr_ioctl_deny[];
+extern const size_t floor_attr_ioctl_deny_len;
+
 /* strict: deny (EPERM) by default, allow these (the standard deny list is
  * installed as well, so clone's namespace flags stay denied). */
 extern const char *const floor_strict_allow[];

@@ -21,6 +21,13 @@ enum floor_volume_rule floor_volume_rule(const struct operator_policy *policy,
         return policy->volumes_require_quota ? VOLUMES_BOUNDED_BY_POLICY : VOLUMES_ANY;
 }
 
+bool floor_locks_file_attrs(const struct operator_policy *policy,
+                            const struct floor_profile *profile)
+{
+        return profile->volumes_bounded ||
+               (policy->volumes_quota_set && policy->volumes_require_quota);
+}
+
 const char *floor_volume_rule_text(enum floor_volume_rule rule)
 {
         switch (rule) {

@@ -62,6 +62,14 @@ enum floor_volume_rule {
 enum floor_volume_rule floor_volume_rule(const struct operator_policy *policy,
                                          const struct floor_profile *profile, bool default_profile);
 
+/* Whether the floor's seccomp filter refuses to change file attributes
+ * (spec/floor_seccomp_rules.h: floor_attr_ioctl_deny): under a profile
+ * that bounds volumes, even where the policy waives the quota rule, and
+ * where the policy asks for the rule. exec decides it the same way from
+ * the container's saved policy. */
+bool floor_locks_file_attrs(const struct operator_policy *policy,
+                            const struct floor_profile *profile);
+
 /* The rule's one-line description for `policy show`. */
 const char *floor_volume_rule_text(enum floor_volume_rule rule);
 

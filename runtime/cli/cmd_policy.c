@@ -332,8 +332,12 @@ static int show(const struct global_options *global, struct sb_error *err)
                 printf("wall-clock: none\n");
         print_cgroups(&policy);
         print_landlock(&policy, ctx.profile);
-        printf("volumes: project quota on writable directory binds %s\n",
-               floor_volume_rule_text(ctx.volumes));
+        printf("volumes: project quota on writable directory binds %s%s\n",
+               floor_volume_rule_text(ctx.volumes),
+               floor_locks_file_attrs(&policy, ctx.profile) ?
+                       "; a file's project id and flags cannot be changed (ioctl "
+                       "FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: EPERM)" :
+                       "");
         print_audit(&policy, global);
         floor_report_release(&report);
         operator_policy_release(&policy);

@@ -29,6 +29,7 @@
 #include "spec/effective.h"
 #include "spec/floor_lsm.h"
 #include "spec/floor_runtime.h"
+#include "spec/floor_volumes.h"
 #include "spec/operator_policy.h"
 
 #include <stdbool.h>
@@ -171,7 +172,9 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         /* After the checks a request can fail, so that a refused one leaves
          * no cache entry in the state root either. */
-        if (floor_seccomp_prepare(c.profile, global->root, &c.floor, err) < 0)
+        if (floor_seccomp_prepare(c.profile,
+                                  floor_locks_file_attrs(&c.policy, policy_profile_get(c.profile)),
+                                  global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

@@ -10,6 +10,7 @@
 #include "runtime/audit/audit_line.h"
 #include "spec/effective.h"
 #include "spec/floor_lsm.h"
+#include "spec/floor_volumes.h"
 #include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
@@ -360,7 +361,9 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
          * too. */
         struct landlock_host landlock_host;
         landlock_host_probe(&landlock_host);
-        if (floor_seccomp_prepare(x->profile, global->root, &x->floor, err) < 0 ||
+        if (floor_seccomp_prepare(
+                    x->profile, floor_locks_file_attrs(&x->policy, policy_profile_get(x->profile)),
+                    global->root, &x->floor, err) < 0 ||
             seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0 ||
             floor_landlock_decide(&x->policy, policy_profile_get(x->profile), x->config,
                                   &landlock_host, &x->landlock, NULL, err) < 0)

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,10 @@
 /* Bumped whenever the same rules would compile differently. */
 #define FLOOR_COMPILER_VERSION "sbrun-floor-seccomp-1"
 
-enum floor_program { FLOOR_DENY_LIST, FLOOR_ALLOW_LIST };
+/* The deny-list comes in two variants, so that each is one cached program:
+ * without the file-attribute ioctls or with them. The numbers are in the
+ * cache key (tests/adversarial/floor_syscalls.bats reads them). */
+enum floor_program { FLOOR_DENY_LIST, FLOOR_ALLOW_LIST, FLOOR_DENY_LIST_ATTRS };
 
 void floor_seccomp_release(struct floor_seccomp *f)
 {
@@ -72,7 +76,18 @@ static int add(scmp_filter_ctx ctx, const char *name, uint32_t action, unsigned 
         return 0;
 }
 
-static int build_deny_list(scmp_filter_ctx ctx, struct sb_error *err)
+static int deny_ioctls(scmp_filter_ctx ctx, const uint32_t *requests, size_t n,
+                       struct sb_error *err)
+{
+        for (size_t i = 0; i < n; i++) {
+                struct scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, UINT32_MAX, requests[i]);
+                if (add(ctx, "ioctl", SCMP_ACT_ERRNO(EPERM), 1, &cmp, err) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+static int build_deny_list(scmp_filter_ctx ctx, bool attrs, struct sb_error *err)
 {
         for (size_t i = 0; i < floor_standard_deny_len; i++)
                 if (add(ctx, floor_standard_deny[i].name,
@@ -85,13 +100,9 @@ static int build_deny_list(scmp_filter_ctx ctx, struct sb_error *err)
                 if (add(ctx, "clone", SCMP_ACT_ERRNO(EPERM), 1, &cmp, err) < 0)
                         return -1;
         }
-        for (size_t i = 0; i < floor_ioctl_deny_len; i++) {
-                struct scmp_arg_cmp cmp =
-                        SCMP_A1(SCMP_CMP_MASKED_EQ, UINT32_MAX, floor_ioctl_deny[i]);
-                if (add(ctx, "ioctl", SCMP_ACT_ERRNO(EPERM), 1, &cmp, err) < 0)
-                        return -1;
-        }
-        return 0;
+        if (deny_ioctls(ctx, floor_ioctl_deny, floor_ioctl_deny_len, err) < 0)
+                return -1;
+        return attrs ? deny_ioctls(ctx, floor_attr_ioctl_deny, floor_attr_ioctl_deny_len, err) : 0;
 }
 
 static int build_allow_list(scmp_filter_ctx ctx, struct sb_error *err)
@@ -113,12 +124,14 @@ static int build_allow_list(scmp_filter_ctx ctx, struct sb_error *err)
 static int build(void *data, uint8_t **bpf, size_t *size, struct sb_error *err)
 {
         enum floor_program which = *(const enum floor_program *)data;
+        bool allow_list = which == FLOOR_ALLOW_LIST;
         _cleanup_scmp_ scmp_filter_ctx ctx =
-                new_filter(which == FLOOR_DENY_LIST ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM), err);
+                new_filter(allow_list ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW, err);
 
         if (ctx == NULL)
                 return -1;
-        if ((which == FLOOR_DENY_LIST ? build_deny_list(ctx, err) : build_allow_list(ctx, err)) < 0)
+        if ((allow_list ? build_allow_list(ctx, err) :
+                          build_deny_list(ctx, which == FLOOR_DENY_LIST_ATTRS, err)) < 0)
                 return -1;
         return seccomp_compile_export(ctx, bpf, size, err);
 }
@@ -134,7 +147,7 @@ static int program_key(enum floor_program which, char **key, size_t *len, struct
                 return sb_fail(err, errno, "floor seccomp: cache key");
         fprintf(f, "%s\nprogram %d\nlibseccomp %u.%u.%u api %u native %u\n", FLOOR_COMPILER_VERSION,
                 (int)which, v->major, v->minor, v->micro, seccomp_api_get(), seccomp_arch_native());
-        if (which == FLOOR_DENY_LIST) {
+        if (which != FLOOR_ALLOW_LIST) {
                 for (size_t i = 0; i < floor_standard_deny_len; i++)
                         fprintf(f, "deny %s %d\n", floor_standard_deny[i].name,
                                 floor_standard_deny[i].errnum);
@@ -142,6 +155,9 @@ static int program_key(enum floor_program which, char **key, size_t *len, struct
                         fprintf(f, "clone %llx\n", (unsigned long long)floor_clone_new_flags[i]);
                 for (size_t i = 0; i < floor_ioctl_deny_len; i++)
                         fprintf(f, "ioctl %x\n", floor_ioctl_deny[i]);
+                for (size_t i = 0; which == FLOOR_DENY_LIST_ATTRS && i < floor_attr_ioctl_deny_len;
+                     i++)
+                        fprintf(f, "ioctl %x\n", floor_attr_ioctl_deny[i]);
         } else {
                 for (size_t i = 0; i < floor_strict_allow_len; i++)
                         fprintf(f, "allow %s\n", floor_strict_allow[i]);
@@ -171,12 +187,13 @@ static int prepare_program(enum floor_program which, const char *state_root,
         return 0;
 }
 
-int floor_seccomp_prepare(enum policy_profile profile, const char *state_root,
+int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, const char *state_root,
                           struct floor_seccomp *f, struct sb_error *err)
 {
         memset(f, 0, sizeof(*f));
         f->profile = profile;
-        if (prepare_program(FLOOR_DENY_LIST, state_root, f, err) < 0)
+        if (prepare_program(lock_file_attrs ? FLOOR_DENY_LIST_ATTRS : FLOOR_DENY_LIST, state_root,
+                            f, err) < 0)
                 return -1;
         if (f->profile >= POLICY_STRICT &&
             prepare_program(FLOOR_ALLOW_LIST, state_root, f, err) < 0)

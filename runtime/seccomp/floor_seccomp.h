@@ -5,6 +5,7 @@
 #ifndef SB_RUNTIME_FLOOR_SECCOMP_H
 #define SB_RUNTIME_FLOOR_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,9 +27,10 @@ void floor_seccomp_release(struct floor_seccomp *f);
 
 /* The floor's programs for the profile the floor merge chose
  * (effective_spec_apply, effective_process_apply): the standard deny-list,
- * and for strict also the allow-list. Any failure is fatal: the floor never
- * falls back to none. */
-int floor_seccomp_prepare(enum policy_profile profile, const char *state_root,
+ * with the file-attribute ioctls too where lock_file_attrs
+ * (floor_locks_file_attrs, spec/floor_volumes.h), and for strict also the
+ * allow-list. Any failure is fatal: the floor never falls back to none. */
+int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, const char *state_root,
                           struct floor_seccomp *f, struct sb_error *err);
 
 /* Append the programs to plan; call before the spec's program is added. */

@@ -167,6 +167,37 @@ expect_errno() {
         assert_no_leftovers "$ID"
 }
 
+# The project quota that bounds a volume under strict follows each file's
+# project id and inherit flag, which the owner may change in the host's
+# user namespace (docs/policy.md#volumes): where volumes must be bounded the
+# floor refuses both requests, on a tmpfs /tmp as anywhere.
+@test "floor: a file's attributes (its project id) cannot be changed where volumes must be bounded: strict, require_project_quota, exec" {
+        local bin attack require
+        attack_bundle
+        bin=$(helper_bin floor_attack)
+        require=$(policy_for standard '{"floor": {"volumes": {"require_project_quota": true}}}')
+        for attack in setflags fssetxattr; do
+                # The control: the owner may, on the host and under standard.
+                run "$bin" "$attack" "$TEST_DIR/control-file"
+                [ "$output" = "$attack rc=0 errno=0" ] || fail "host: $output"
+                run_attack standard "$attack"
+                [ "$output" = "$attack rc=0 errno=0" ] || fail "standard: $output"
+                expect_errno strict "$attack" 1
+                set_args floor_attack "$attack"
+                run sbrun --policy "$require" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+                [ "$output" = "$attack rc=-1 errno=1" ] || fail "require_project_quota: $output"
+                assert_no_leftovers "$ID"
+        done
+        set_args sleep 60
+        run detached sbrun --policy "$(strict_policy)" --log "$TEST_DIR/sbrun.log" run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "run -d: $output"
+        run sbrun exec "$ID" floor_attack setflags /tmp/exec-file
+        [ "$output" = "setflags rc=-1 errno=1" ] || fail "exec: $output"
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ]
+        assert_no_leftovers "$ID"
+}
+
 @test "floor: an ordinary busybox workload runs under both profiles" {
         attack_bundle
         set_cmd 'umask 022; mkdir -p /tmp/w && cd /tmp/w && echo hello >f && cp f g && sed s/hello/bye/ g >h &&
@@ -181,7 +212,8 @@ expect_errno() {
         done
 }
 
-# floor_entry N: the cached floor program N (0 deny-list, 1 allow-list).
+# floor_entry N: the cached floor program N (0 deny-list, 1 allow-list, 2
+# deny-list with the file-attribute ioctls: strict's).
 floor_entry() {
         local e bpf_eval
         bpf_eval=$(helper_bin bpf_eval) || return 1
@@ -198,14 +230,17 @@ floor_entry() {
 # the tests above cannot tell the floor's answer from the kernel's: here the
 # cached floor programs themselves are run on such syscalls.
 @test "floor: the programs kill i386 and x32 syscalls and answer the native ones as listed" {
-        local eval deny allow
+        local eval deny allow standard
         eval=$(helper_bin bpf_eval)
         attack_bundle
         run_attack strict threads
         [ "$status" -eq 0 ]
-        deny=$(floor_entry 0)
+        run_attack standard threads
+        [ "$status" -eq 0 ]
+        deny=$(floor_entry 2)
         allow=$(floor_entry 1)
-        for p in "$deny" "$allow"; do
+        standard=$(floor_entry 0)
+        for p in "$deny" "$allow" "$standard"; do
                 [ "$("$eval" "$p" i386 20)" = kill_process ]          # getpid via int 0x80
                 [ "$("$eval" "$p" i386 39)" = kill_process ]          # mkdir via int 0x80
                 [ "$("$eval" "$p" x86_64 $((0x40000000 | 83)))" = kill_process ] # x32 mkdir
@@ -225,5 +260,15 @@ floor_entry() {
         [ "$("$eval" "$allow" x86_64 51)" = allow ]                    # getsockname
         [ "$("$eval" "$allow" x86_64 53 1)" = allow ]                  # socketpair(AF_UNIX)
         [ "$("$eval" "$allow" x86_64 53 2)" = "errno 1" ]              # socketpair(AF_INET)
+        # ioctl(fd, request): TIOCSTI under both; the file-attribute requests
+        # under strict only, a set high half of the request included.
+        for p in "$deny" "$standard"; do
+                [ "$("$eval" "$p" x86_64 16 0 $((0x5412)))" = "errno 1" ]             # TIOCSTI
+                [ "$("$eval" "$p" x86_64 16 0 $((0x80086601)))" = allow ]             # FS_IOC_GETFLAGS
+        done
+        for req in 0x40086602 0x40046602 0x401c5820 0xffffffff40086602; do # SETFLAGS, 32, FSSETXATTR
+                [ "$("$eval" "$deny" x86_64 16 0 "$req")" = "errno 1" ] || fail "strict: ioctl $req"
+                [ "$("$eval" "$standard" x86_64 16 0 "$req")" = allow ] || fail "standard: ioctl $req"
+        done
         assert_no_leftovers "$ID"
 }

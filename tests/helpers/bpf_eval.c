@@ -3,7 +3,7 @@
  * tests check what the floor answers for an architecture the test
  * machine's kernel may not even have (i386 through int 0x80, x32).
  *
- *   bpf_eval ENTRY x86_64|i386 NR [ARG0]   → "allow", "errno N", "kill_process", …
+ *   bpf_eval ENTRY x86_64|i386 NR [ARG0 [ARG1…]]  → "allow", "errno N", "kill_process", …
  *   bpf_eval ENTRY key                     → the entry's cache key text
  */
 #include <linux/audit.h>
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         struct entry_header h;
         FILE *f = argc > 2 ? fopen(argv[1], "rb") : NULL;
         if (f == NULL || fread(&h, sizeof(h), 1, f) != 1)
-                return fprintf(stderr, "usage: bpf_eval ENTRY x86_64|i386 NR [ARG0] | key\n"), 2;
+                return fprintf(stderr, "usage: bpf_eval ENTRY x86_64|i386 NR [ARG0…] | key\n"), 2;
         char *key = calloc(1, h.key_len + 1);
         struct sock_filter *prog = malloc(h.bpf_len);
         if (!key || !prog || fread(key, h.key_len, 1, f) != 1 || fread(prog, h.bpf_len, 1, f) != 1)
@@ -89,8 +89,9 @@ int main(int argc, char **argv)
         struct seccomp_data d = {
                 .nr = (int)strtoul(argv[3], NULL, 0),
                 .arch = strcmp(argv[2], "i386") == 0 ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64,
-                .args = { argc > 4 ? strtoull(argv[4], NULL, 0) : 0 },
         };
+        for (int i = 4; i < argc && i - 4 < 6; i++)
+                d.args[i - 4] = strtoull(argv[i], NULL, 0);
         uint32_t r = run(prog, h.bpf_len / sizeof(*prog), &d);
         switch (r & SECCOMP_RET_ACTION_FULL) {
         case SECCOMP_RET_ALLOW:

@@ -9,7 +9,11 @@
  *                int80-getpid | int80-mkdir PATH | x32-mkdir PATH | mount PATH |
  *                keyctl | bpf | perf_event_open | userfaultfd | io_uring_setup |
  *                ptrace-sibling | socket-inet | socket-unix | socketpair-unix |
- *                socketpair-inet | fork-bomb
+ *                socketpair-inet | fork-bomb | setflags PATH | fssetxattr PATH
+ *
+ * setflags and fssetxattr give PATH (made if missing) the attributes it
+ * already has: where the file system has them, the owner may, so the kernel
+ * alone answers 0 (ENOTTY or EOPNOTSUPP where it has not).
  *
  * fork-bomb forks without end in every process and, unlike a shell's bomb,
  * survives refused forks (it waits a second and tries again), so the
@@ -18,6 +22,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/keyctl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -95,6 +102,30 @@ static int ptrace_sibling(void)
         return 0;
 }
 
+/* The request's own argument is read first with its GET twin, so that the
+ * SET changes nothing; a failed GET leaves zeros, which SET may refuse
+ * with its own errno (never EPERM). */
+static int set_attrs(const char *name, const char *path)
+{
+        int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        long rc;
+
+        if (fd < 0)
+                return report(name, -1);
+        if (strcmp(name, "setflags") == 0) {
+                long flags = 0;
+                ioctl(fd, FS_IOC_GETFLAGS, &flags);
+                rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+        } else {
+                struct fsxattr fa = { 0 };
+                ioctl(fd, FS_IOC_FSGETXATTR, &fa);
+                rc = ioctl(fd, FS_IOC_FSSETXATTR, &fa);
+        }
+        report(name, rc);
+        close(fd);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         const char *what = argc > 1 ? argv[1] : "";
@@ -146,6 +177,8 @@ int main(int argc, char **argv)
                 return report(what, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
         if (strcmp(what, "socketpair-inet") == 0) /* EOPNOTSUPP unfiltered */
                 return report(what, socketpair(AF_INET, SOCK_STREAM, 0, sv));
+        if (strcmp(what, "setflags") == 0 || strcmp(what, "fssetxattr") == 0)
+                return set_attrs(what, arg);
         if (strcmp(what, "fork-bomb") == 0) {
                 for (;;) {
                         if (fork() < 0)

@@ -222,9 +222,11 @@ RULE='strict: a writable volume is bounded by project quota (floor.volumes.requi
 @test "volumes: policy show prints the rule, policy explain reports a refused and a waived volume" {
         run sbrun --policy "$(strict_policy)" policy show
         [ "$status" -eq 0 ]
-        [[ $output == *"volumes: project quota on writable directory binds required (the profile's rule)"* ]]
+        [[ $output == *"volumes: project quota on writable directory binds required (the profile's rule); a file's project id and flags cannot be changed (ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: EPERM)"* ]]
         run sbrun --policy "$(policy_with '{}' standard)" policy show
-        [[ $output == *"volumes: project quota on writable directory binds not required"* ]]
+        [[ $output == *"volumes: project quota on writable directory binds not required"$'\n'* ]]
+        run sbrun --policy "$(policy_with '{"floor": {"volumes": {"require_project_quota": true}}}' standard)" policy show
+        [[ $output == *"binds required (floor.volumes.require_project_quota true); a file's project id and flags cannot be changed"* ]]
 
         mkdir -p "$TEST_DIR/vol"
         make_bundle

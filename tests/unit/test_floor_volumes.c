@@ -258,15 +258,21 @@ static void test_rule_by_profile_and_policy(void **state)
         assert_false(p.volumes_quota_set);
         assert_int_equal(floor_volume_rule(&p, strict, true), VOLUMES_BOUNDED);
         assert_int_equal(floor_volume_rule(&p, standard, true), VOLUMES_ANY);
+        assert_true(floor_locks_file_attrs(&p, strict));
+        assert_false(floor_locks_file_attrs(&p, standard));
         operator_policy_release(&p);
         policy_parse("{'floor':{'volumes':{'require_project_quota':false}}}", &p);
         assert_int_equal(floor_volume_rule(&p, strict, true), VOLUMES_ANY_BY_POLICY);
         assert_int_equal(floor_volume_rule(&p, strict, false), VOLUMES_BOUNDED);
         assert_int_equal(floor_volume_rule(&p, standard, true), VOLUMES_ANY);
+        /* The waiver lets a volume through; strict's attributes stay fixed. */
+        assert_true(floor_locks_file_attrs(&p, strict));
+        assert_false(floor_locks_file_attrs(&p, standard));
         operator_policy_release(&p);
         policy_parse("{'floor':{'volumes':{'require_project_quota':true}}}", &p);
         assert_int_equal(floor_volume_rule(&p, strict, true), VOLUMES_BOUNDED);
         assert_int_equal(floor_volume_rule(&p, standard, true), VOLUMES_BOUNDED_BY_POLICY);
+        assert_true(floor_locks_file_attrs(&p, standard));
         operator_policy_release(&p);
 }
 
