@@ -9,11 +9,14 @@
  *                int80-getpid | int80-mkdir PATH | x32-mkdir PATH | mount PATH |
  *                keyctl | bpf | perf_event_open | userfaultfd | io_uring_setup |
  *                ptrace-sibling | socket-inet | socket-unix | socketpair-unix |
- *                socketpair-inet | fork-bomb | setflags PATH | fssetxattr PATH
+ *                socketpair-inet | fork-bomb | setflags PATH | fssetxattr PATH |
+ *                setproject PATH PROJID
  *
  * setflags and fssetxattr give PATH (made if missing) the attributes it
  * already has: where the file system has them, the owner may, so the kernel
- * alone answers 0 (ENOTTY or EOPNOTSUPP where it has not).
+ * alone answers 0 (ENOTTY or EOPNOTSUPP where it has not). setproject moves
+ * PATH to project PROJID and clears its inherit flag, which the owner may
+ * do in the host's user namespace (out of a volume's project quota).
  *
  * fork-bomb forks without end in every process and, unlike a shell's bomb,
  * survives refused forks (it waits a second and tries again), so the
@@ -105,7 +108,7 @@ static int ptrace_sibling(void)
 /* The request's own argument is read first with its GET twin, so that the
  * SET changes nothing; a failed GET leaves zeros, which SET may refuse
  * with its own errno (never EPERM). */
-static int set_attrs(const char *name, const char *path)
+static int set_attrs(const char *name, const char *path, const char *projid)
 {
         int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
         long rc;
@@ -119,6 +122,10 @@ static int set_attrs(const char *name, const char *path)
         } else {
                 struct fsxattr fa = { 0 };
                 ioctl(fd, FS_IOC_FSGETXATTR, &fa);
+                if (strcmp(name, "setproject") == 0) {
+                        fa.fsx_projid = (__u32)strtoul(projid, NULL, 0);
+                        fa.fsx_xflags &= ~(__u32)FS_XFLAG_PROJINHERIT;
+                }
                 rc = ioctl(fd, FS_IOC_FSSETXATTR, &fa);
         }
         report(name, rc);
@@ -177,8 +184,9 @@ int main(int argc, char **argv)
                 return report(what, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
         if (strcmp(what, "socketpair-inet") == 0) /* EOPNOTSUPP unfiltered */
                 return report(what, socketpair(AF_INET, SOCK_STREAM, 0, sv));
-        if (strcmp(what, "setflags") == 0 || strcmp(what, "fssetxattr") == 0)
-                return set_attrs(what, arg);
+        if (strcmp(what, "setflags") == 0 || strcmp(what, "fssetxattr") == 0 ||
+            strcmp(what, "setproject") == 0)
+                return set_attrs(what, arg, argc > 3 ? argv[3] : "0");
         if (strcmp(what, "fork-bomb") == 0) {
                 for (;;) {
                         if (fork() < 0)

@@ -106,6 +106,24 @@ RULE='strict: a writable volume is bounded by project quota (floor.volumes.requi
         ! grep -q "project quota" "$TEST_DIR/sbrun.log"
 }
 
+# A container in the host's user namespace owns what it writes: without the
+# floor it could move a file to project 0 (no limit) and write on.
+@test "volumes: under strict a file cannot be moved out of the volume's project, so its limit holds" {
+        quota_fs
+        project_dir vol 42 1024
+        make_bundle
+        bind_volume "$QDIR/mnt/vol"
+        cc -O2 -Wall -static -o "$BUNDLE/rootfs/bin/floor_attack" \
+                "$SBRUN_SRCDIR/tests/helpers/floor_attack.c" -lpthread || fail "cannot build floor_attack"
+        set_cmd 'floor_attack setproject /data/f 0; dd if=/dev/zero of=/data/f bs=1k count=2048'
+        run sbrun --policy "$(strict_policy)" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        echo "$output"
+        [ "${lines[0]}" = "setproject rc=-1 errno=1" ]
+        [[ $output == *"Disk quota exceeded"* ]]
+        [ "$(lsattr -p "$QDIR/mnt/vol/f" | awk '{print $1}')" = 42 ]
+        [ "$(du -sk "$QDIR/mnt/vol" | cut -f1)" -le 1024 ]
+}
+
 @test "volumes: strict refuses a writable bind of a directory without project quota, naming the mount and the rule, and leaves nothing" {
         mkdir -p "$TEST_DIR/vol"
         make_bundle
