@@ -226,10 +226,14 @@ if [ "$vm_lane" = 1 ]; then
         # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
         cp "$SBRUN" "$vm_bin/sbrun"
-        # The host's busybox rootfs, for the short vm-nolandlock lane: its
-        # guest copies it rather than build it again (most of a minute).
-        cp -a "$SBRUN_ROOTFS" "$vm_bin/rootfs" 2>/dev/null || rm -rf "$vm_bin/rootfs"
+        # The host's busybox rootfs: each guest copies it rather than build
+        # it again (most of a minute under TCG; tests/vm/suite_guest.bash).
         vm_env=()
+        if cp -a "$SBRUN_ROOTFS" "$vm_bin/rootfs" 2>/dev/null; then
+                vm_env+=(-e SBRUN_VM_ROOTFS="$vm_bin/rootfs")
+        else
+                rm -rf "$vm_bin/rootfs"
+        fi
         if [ -n "$SBRUN_FAULTS" ] && cp "$SBRUN_FAULTS" "$vm_bin/sbrun-faults"; then
                 vm_env+=(-e SBRUN_FAULTS="$vm_bin/sbrun-faults")
         fi
@@ -250,8 +254,8 @@ if [ "$vm_lane" = 1 ]; then
                                 tests/vm/systemd-suite.sh --tap
                         # Then the kernel without Landlock: a handful of tests.
                         vm_guest vm-nolandlock vm-nolandlock-guest "${SBRUN_VM_NOLANDLOCK_TIMEOUT:-600}" \
-                                --no-landlock --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" \
-                                -e SBRUN_VM_ROOTFS="$vm_bin/rootfs" tests/vm/nolandlock-suite.sh --tap
+                                --no-landlock --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
+                                tests/vm/nolandlock-suite.sh --tap
                 else
                         for lane in vm vm-systemd vm-nolandlock; do
                                 tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/$lane.tap"

@@ -52,10 +52,26 @@ bats_names() {
 # suite_sel [-f REGEX] FILE...: one bats selection of a VM suite
 # (tests/vm/cgroups-suite.sh, tests/vm/systemd-suite.sh), the only way a
 # suite names what it runs, so that its plan and its run cannot differ. The
-# suite sets SUITE (its name), SUITE_MODE (plan: print the names, on the
-# host; run: run them, in the guest) and SUITE_ARGS (its own arguments, for
-# bats). In run mode a selection that matches no test prints a "not ok"
-# line, and it or a failed bats sets SUITE_RC=1.
+# suite_begin NAME ARG...: a VM suite's start (tests/vm/*-suite.sh). Sets
+# SUITE (NAME), SUITE_MODE (plan with a first ARG --plan: print the names,
+# on the host; run: run them, in the guest), SUITE_ARGS (the other ARGs,
+# for bats) and SUITE_RC (0).
+# shellcheck disable=SC2034 # the suite and suite_sel read them
+suite_begin() {
+        SUITE=$1
+        shift
+        SUITE_MODE=run
+        if [ "${1:-}" = --plan ]; then
+                SUITE_MODE=plan
+                shift
+        fi
+        SUITE_ARGS=("$@")
+        SUITE_RC=0
+}
+
+# suite_sel [-f REGEX] FILE...: one selection of a suite (see suite_begin).
+# In run mode a selection that matches no test prints a "not ok" line, and
+# it or a failed bats sets SUITE_RC=1.
 # shellcheck disable=SC2034 # SUITE_RC is the suite's exit status
 suite_sel() {
         local filter=() n

@@ -34,16 +34,9 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
-SUITE=cgroups-suite
-SUITE_MODE=run
-if [ "${1:-}" = --plan ]; then
-	SUITE_MODE=plan
-	shift
-fi
-SUITE_ARGS=("$@")
-SUITE_RC=0
 # shellcheck source=tests/lib/lanes.bash
 . "$SBRUN_SRCDIR/tests/lib/lanes.bash"
+suite_begin cgroups-suite "$@"
 
 # sel [-f REGEX] FILE...: one selection of the suite (suite_sel, in
 # tests/lib/lanes.bash: the plan's names, or the run).
@@ -118,17 +111,9 @@ fi
 [ "${SBRUN_VM:-}" = 1 ] ||
 	{ echo "cgroups-suite: run me in the VM lane: tests/vm/run.sh $0" >&2; exit 2; }
 
-export SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
-export SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
-export SBRUN_TEST_TMP=/tmp/sbrun-cgroups-tests
-export SBRUN_ROOTFS=/tmp/sbrun-cgroups-rootfs
-[ -x "$SBRUN" ] || { echo "cgroups-suite: no sbrun at $SBRUN (set SBRUN_BUILDDIR or SBRUN)" >&2; exit 2; }
-mkdir -p "$SBRUN_TEST_TMP"
-# Everything in the guest runs ~50x slower than on the host, and more when
-# the host is busy; the first test also pays for cold 9p caches.
-export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
-# bats reads process substitutions through /dev/fd, which devtmpfs lacks.
-[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# shellcheck source=tests/vm/suite_guest.bash
+. "$here/suite_guest.bash"
+suite_guest_env
 
 if [ -z "${SBRUN_FLOOR_ATTACK:-}" ]; then
 	export SBRUN_FLOOR_ATTACK=$SBRUN_TEST_TMP/floor_attack
@@ -142,11 +127,5 @@ export SBRUN_FLOOR_ATTACK
 . "$SBRUN_SRCDIR/tests/vm/stall_guard.bash"
 stall_guarded suite
 
-# What a test made in the cgroup tree and left behind is a failure too.
-left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' -o -name 'sbrun_test*' \) 2>/dev/null)
-if [ -n "$left" ]; then
-	echo "cgroups-suite: leftover cgroups: $left" >&2
-	echo "not ok - cgroups-suite: leftover cgroups: $(echo $left)"
-	SUITE_RC=1
-fi
+suite_leftover_cgroups
 exit $SUITE_RC

@@ -20,16 +20,9 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 export SBRUN_SRCDIR=${SBRUN_SRCDIR:-$(cd "$here/../.." && pwd)}
-SUITE=systemd-suite
-SUITE_MODE=run
-if [ "${1:-}" = --plan ]; then
-	SUITE_MODE=plan
-	shift
-fi
-SUITE_ARGS=("$@")
-SUITE_RC=0
 # shellcheck source=tests/lib/lanes.bash
 . "$SBRUN_SRCDIR/tests/lib/lanes.bash"
+suite_begin systemd-suite "$@"
 
 # Every systemd_*.bats of this directory, in bats' order (C sort): a new
 # file joins the lane by its name alone. (No process substitution: the
@@ -55,15 +48,9 @@ pid1=$(cat /proc/1/comm 2>/dev/null)
 [ "$pid1" = systemd ] ||
 	{ echo "systemd-suite: PID 1 is ${pid1:-unknown}, not systemd: tests/vm/run.sh --systemd $0" >&2; exit 2; }
 
-export SBRUN_BUILDDIR=${SBRUN_BUILDDIR:-$SBRUN_SRCDIR}
-export SBRUN=${SBRUN:-$SBRUN_BUILDDIR/sbrun}
-export SBRUN_TEST_TMP=/tmp/sbrun-systemd-tests
-export SBRUN_ROOTFS=/tmp/sbrun-systemd-rootfs
-[ -x "$SBRUN" ] || { echo "systemd-suite: no sbrun at $SBRUN (set SBRUN_BUILDDIR or SBRUN)" >&2; exit 2; }
-mkdir -p "$SBRUN_TEST_TMP"
-# As in cgroups-suite.sh: everything in the guest is ~50x slower.
-export BATS_TEST_TIMEOUT=${SBRUN_VM_TEST_TIMEOUT:-600}
-[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+# shellcheck source=tests/vm/suite_guest.bash
+. "$here/suite_guest.bash"
+suite_guest_env
 
 # A test that outlives bats' timeout is reported and killed
 # (tests/vm/stall_guard.bash), so that it cannot take the rest of the lane.
@@ -72,13 +59,7 @@ stall_guarded suite_sel "${files[@]}"
 
 # What a test left in the cgroup tree, or a unit it made fail, is a failure
 # too.
-left=$(find /sys/fs/cgroup -mindepth 1 -type d \( -name 'sbt-*' -o -name 'sbrun-test*' \
-	-o -name 'sbrun_test*' -o -name 'sbrun-sd*' \) 2>/dev/null)
-if [ -n "$left" ]; then
-	echo "systemd-suite: leftover cgroups: $left" >&2
-	echo "not ok - systemd-suite: leftover cgroups: $(tr '\n' ' ' <<<"$left")"
-	SUITE_RC=1
-fi
+suite_leftover_cgroups 'sbrun-sd*'
 failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
 if [ -n "$failed" ]; then
 	echo "not ok - systemd-suite: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
