@@ -85,6 +85,16 @@ strict_policy() {
         policy_with "{\"floor\": {\"profile\": \"strict\"${1:+, $1}}}" strict
 }
 
+# strict_refuses TEXT: create of $BUNDLE under strict fails with an error
+# holding TEXT, and leaves nothing.
+strict_refuses() {
+        run detached sbrun --policy "$(strict_policy)" create -b "$BUNDLE" "$ID"
+        echo "$output"
+        [ "$status" -ne 0 ] || fail "strict created the container"
+        [[ $output == *"$1"* ]] || fail "no \"$1\" in: $output"
+        assert_no_leftovers "$ID"
+}
+
 WAIVE='"volumes": {"require_project_quota": false}'
 RULE='strict: a writable volume is bounded by project quota (floor.volumes.require_project_quota)'
 
@@ -164,11 +174,7 @@ RULE='strict: a writable volume is bounded by project quota (floor.volumes.requi
         mkdir -m 0777 "$QDIR/mnt/vol"
         make_bundle
         bind_volume "$QDIR/mnt/vol" rw
-        run detached sbrun --policy "$(strict_policy)" create -b "$BUNDLE" "$ID"
-        echo "$output"
-        [ "$status" -ne 0 ]
-        [[ $output == *"mounts[$VOL].source: $QDIR/mnt/vol is on a file system without project quota (ext4 on $QLOOP) refused (rule: $RULE)"* ]]
-        assert_no_leftovers "$ID"
+        strict_refuses "mounts[$VOL].source: $QDIR/mnt/vol is on a file system without project quota (ext4 on $QLOOP) refused (rule: $RULE)"
 }
 
 @test "volumes: on a file system with project quota, a directory without a project id or without a limit is refused, saying which" {
@@ -177,18 +183,10 @@ RULE='strict: a writable volume is bounded by project quota (floor.volumes.requi
         project_dir nolimit 43
         make_bundle
         bind_volume "$QDIR/mnt/plain"
-        run detached sbrun --policy "$(strict_policy)" create -b "$BUNDLE" "$ID"
-        echo "$output"
-        [ "$status" -ne 0 ]
-        [[ $output == *"mounts[$VOL].source: $QDIR/mnt/plain has no project id (ext4 on $QLOOP) refused (rule: $RULE)"* ]]
-        assert_no_leftovers "$ID"
+        strict_refuses "mounts[$VOL].source: $QDIR/mnt/plain has no project id (ext4 on $QLOOP) refused (rule: $RULE)"
 
         edit_config '.mounts[-1].source = $s' --arg s "$QDIR/mnt/nolimit"
-        run detached sbrun --policy "$(strict_policy)" create -b "$BUNDLE" "$ID"
-        echo "$output"
-        [ "$status" -ne 0 ]
-        [[ $output == *"mounts[$VOL].source: $QDIR/mnt/nolimit is in project 43, which has no block hard limit (ext4 on $QLOOP) refused"* ]]
-        assert_no_leftovers "$ID"
+        strict_refuses "mounts[$VOL].source: $QDIR/mnt/nolimit is in project 43, which has no block hard limit (ext4 on $QLOOP) refused"
 }
 
 @test "volumes: a directory on a tmpfs within the tmp ceiling is bounded by its size, one on a bigger tmpfs is refused" {
@@ -207,11 +205,7 @@ RULE='strict: a writable volume is bounded by project quota (floor.volumes.requi
 
         # Above strict's 64 MiB tmp ceiling.
         mount -o remount,size=128m "$QDIR/mnt"
-        run detached sbrun --policy "$(strict_policy)" create -b "$BUNDLE" "$ID"
-        echo "$output"
-        [ "$status" -ne 0 ]
-        [[ $output == *"mounts[$VOL].source: $QDIR/mnt is on a tmpfs of 134217728 bytes, above the tmp ceiling of 67108864 (tmpfs on sbrun-volume) refused (rule: $RULE)"* ]]
-        assert_no_leftovers "$ID"
+        strict_refuses "mounts[$VOL].source: $QDIR/mnt is on a tmpfs of 134217728 bytes, above the tmp ceiling of 67108864 (tmpfs on sbrun-volume) refused (rule: $RULE)"
 }
 
 @test "volumes: require_project_quota false under strict runs an unbounded volume with a warning naming it" {

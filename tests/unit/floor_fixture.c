@@ -39,6 +39,19 @@ void policy_parse(const char *doc, struct operator_policy *policy)
         free(json);
 }
 
+void policy_parse_fails(const char *doc, const char *message)
+{
+        struct operator_policy policy;
+        struct sb_error err = { 0 };
+        char *json = dq(doc);
+
+        assert_int_equal(operator_policy_parse(json, strlen(json), "p.json", &policy, &err), -1);
+        if (err.msg == NULL || strstr(err.msg, message) == NULL)
+                fail_msg("%s: got \"%s\", expected \"%s\"", json, err.msg, message);
+        sb_error_clear(&err);
+        free(json);
+}
+
 int64_t floor_fixture_host_memory = FIXTURE_HOST_MEMORY;
 const struct volume_quota *floor_fixture_volume;
 

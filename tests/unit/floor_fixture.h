@@ -66,6 +66,8 @@ void floor_run_release(struct floor_run *run);
 void floor_run_ok(struct floor_run *run, const char *config_doc, const char *policy_doc);
 /* The operator policy as operator_policy_load would read it from a file. */
 void policy_parse(const char *doc, struct operator_policy *policy);
+/* Fails the test unless parsing doc fails with an error containing message. */
+void policy_parse_fails(const char *doc, const char *message);
 
 /* The Nth change (0: first) recorded for field, or NULL. */
 const struct floor_change *floor_change_find(const struct floor_report *report, const char *field,
