@@ -211,7 +211,9 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
 {
         switch (m->kind) {
         case INIT_MOUNT_FS:
-                snprintf(buf, size, "mount %s on %s", m->fstype ? m->fstype : "?", m->destination);
+                snprintf(buf, size, "mount %s on %s%s%s%s", m->fstype ? m->fstype : "?",
+                         m->destination, m->data ? " (" : "", m->data ? m->data : "",
+                         m->data ? ")" : "");
                 break;
         case INIT_MOUNT_REMOUNT:
                 snprintf(buf, size, "remount %s", m->destination);

@@ -411,6 +411,35 @@ static int init_tmpfs(const struct oci_mount *m, size_t i, const char *dest,
         return 0;
 }
 
+/* Whether a tmpfs made by bwrap carries out a data option: --tmpfs takes
+ * mode= (--perms) and size= (--size), sbrun-init remounts with nr_inodes=;
+ * --dev is a 0755 tmpfs whose size and inodes sbrun-init sets. Anything
+ * else (uid=, gid=, huge=, mpol=...) needs sbrun-init to mount the tmpfs. */
+static bool bwrap_applies(const char *opt, const struct mount_options *o, bool dev)
+{
+        if (strncmp(opt, "mode=", 5) == 0)
+                return !dev || o->mode == 0755;
+        return strncmp(opt, "size=", 5) == 0 || strncmp(opt, "nr_inodes=", 10) == 0;
+}
+
+static bool bwrap_applies_all(const struct mount_options *o)
+{
+        for (size_t k = 0; k < o->data.n; k++)
+                if (!bwrap_applies(o->data.items[k], o, false))
+                        return false;
+        return true;
+}
+
+/* A data option bwrap leaves out is said, never dropped in silence. */
+static void warn_not_applied(const struct oci_mount *m, size_t i, const struct mount_options *o,
+                             bool dev, const char *why)
+{
+        for (size_t k = 0; k < o->data.n; k++)
+                if (!bwrap_applies(o->data.items[k], o, dev))
+                        sb_warn("mounts[%zu].options: \"%s\" of the tmpfs at %s is not applied: %s",
+                                i, o->data.items[k], m->destination, why);
+}
+
 static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                            const struct mount_options *o, bool nothing_later_under,
                            struct bind_sources *bs, int first_fd, struct strv *bwrap,
@@ -431,16 +460,22 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                             o->has_inodes ? o->inodes : DEV_TMPFS_INODES, bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
+                warn_not_applied(m, i, o, true,
+                                 "/dev is bwrap's, a 0755 tmpfs with the standard nodes");
                 if (o->copyup)
                         sb_warn("mounts[%zu].options: tmpcopyup of /dev: the image's /dev is not "
                                 "copied, bwrap's /dev has the standard nodes",
                                 i);
-        } else if (is_type(m, "tmpfs") && m->source != NULL && strcmp(m->source, "tmpfs") != 0 &&
-                   *m->source != '\0' && nothing_later_under) {
+        } else if (is_type(m, "tmpfs") && nothing_later_under &&
+                   ((m->source != NULL && strcmp(m->source, "tmpfs") != 0 && *m->source != '\0') ||
+                    !bwrap_applies_all(o))) {
                 if (init_tmpfs(m, i, dest, o, init, err) < 0)
                         return -1;
                 kind = MOUNTED_INIT;
         } else if (is_type(m, "tmpfs")) {
+                warn_not_applied(m, i, o, false,
+                                 "a later mount lies under it, so bwrap mounts it, and bwrap's "
+                                 "--tmpfs takes mode and size only");
                 if (o->has_mode) {
                         strv_add(bwrap, "--perms");
                         strv_addf(bwrap, "%04o", o->mode);

@@ -118,6 +118,34 @@ mount_line() {
         [[ ${lines[-1]} == mode=1750 ]]
 }
 
+# bwrap's --tmpfs takes a mode and a size only: a tmpfs with other data
+# options is mounted by sbrun-init with all of them, and where a later
+# mount needs bwrap's as its base, each option left out is warned about.
+@test "a tmpfs's uid= and gid= are applied; where bwrap must mount it, the warning names each one left out" {
+        make_bundle
+        edit_config '.mounts += [{destination: "/owned", type: "tmpfs", source: "tmpfs",
+                                  options: ["uid=1000", "gid=1001", "mode=0750", "size=1m"]},
+                                 {destination: "/base", type: "tmpfs", source: "tmpfs", options: ["uid=1000", "mode=0700"]},
+                                 {destination: "/base/sub", type: "tmpfs", source: "tmpfs", options: []}]'
+        set_cmd 'stat -c "%n %u:%g %a" /owned /base'
+        run sbrun --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [ "${lines[0]}" = "/owned 1000:1001 750" ] || fail "$output"
+        [ "${lines[1]}" = "/base 0:0 700" ] || fail "$output"
+        local n
+        n=$(jq '.mounts | length - 2' "$BUNDLE/config.json")
+        # The log's msg="..." escapes the quotes.
+        grep -qF "mounts[$n].options: \\\"uid=1000\\\" of the tmpfs at /base is not applied: a later mount lies under it" \
+                "$TEST_DIR/sbrun.log" || fail "no warning: $(cat "$TEST_DIR/sbrun.log")"
+        [ "$(grep -c "is not applied" "$TEST_DIR/sbrun.log")" -eq 1 ] || fail "$(cat "$TEST_DIR/sbrun.log")"
+
+        # One the kernel does not know fails the run, naming it, and leaves nothing.
+        edit_config '.mounts |= map(select(.destination | startswith("/base") | not)) |
+                     (.mounts[] | select(.destination == "/owned") | .options) += ["nosuchoption=1"]'
+        run sbrun run -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mount tmpfs on /owned (uid=1000,gid=1001,mode=0750,size=1m,nosuchoption=1"
+}
+
 # tmpcopyup, as podman sends it for every tmpfs it adds (--read-only,
 # --tmpfs): the tmpfs starts with a copy of the image's directory.
 @test "a tmpcopyup tmpfs holds a copy of the image's directory: files, dirs, links, modes, owners, times, xattrs" {
