@@ -336,6 +336,12 @@ struct oci_config {
         struct oci_kv *annotations;
         size_t n_annotations;
         struct oci_linux *linux_; /* NULL when absent */
+        /* Not from config.json: the size in bytes and the inode count of
+         * the /dev tmpfs sbrun gives a config without a /dev mount (as runc
+         * gives every container the default nodes), which the floor holds
+         * to its ceilings (spec/floor_mounts.c); 0: FLOOR_DEV_SIZE and
+         * FLOOR_DEV_INODES (spec/floor.h). */
+        uint64_t implicit_dev_size, implicit_dev_inodes;
 };
 
 /* Parse and validate a config.json document. `origin` names the document in

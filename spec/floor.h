@@ -65,6 +65,13 @@ struct floor_context {
         size_t n_bind_paths;
 };
 
+/* runc's /dev tmpfs size (size=65536k), and an inode count within every
+ * profile's: for a /dev tmpfs that names neither, and for the /dev given to
+ * a config without one (oci_config.implicit_dev_*), each held to the
+ * ceilings. */
+#define FLOOR_DEV_SIZE (UINT64_C(64) << 20)
+#define FLOOR_DEV_INODES UINT64_C(16384)
+
 /* The profile: the operator's default, or a stricter one asked for by the
  * annotation run.sbrun.policy (a looser one is refused). */
 int floor_select(const struct operator_policy *policy, const struct oci_config *config,

@@ -411,6 +411,35 @@ static int workspace(struct oci_config *config, struct floor_report *report, str
                           "run.sbrun.workspace: a capped tmpfs");
 }
 
+/* A config without a /dev mount still gets one (runtime/sandbox/
+ * mount_translate.c: bwrap's --dev, runc's default nodes), sized here: the
+ * operator's ceilings hold for it as for a /dev the config names. */
+static int cap_implicit_dev(struct oci_config *config, const struct floor_context *ctx,
+                            struct floor_report *report, struct sb_error *err)
+{
+        uint64_t size = FLOOR_DEV_SIZE, inodes = FLOOR_DEV_INODES;
+        char req[64], eff[64], rule[64];
+
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const char *d = config->mounts[i].destination;
+                if (d != NULL && strspn(d, "/") == 1 && strcmp(d + 1, "dev") == 0)
+                        return 0;
+        }
+        if (ctx->ceilings.tmp_size != 0 && ctx->ceilings.tmp_size < size)
+                size = ctx->ceilings.tmp_size;
+        if (ctx->ceilings.inodes != 0 && ctx->ceilings.inodes < inodes)
+                inodes = ctx->ceilings.inodes;
+        config->implicit_dev_size = size;
+        config->implicit_dev_inodes = inodes;
+        if (size == FLOOR_DEV_SIZE && inodes == FLOOR_DEV_INODES)
+                return 0;
+        snprintf(req, sizeof(req), "tmpfs size=%" PRIu64 ",nr_inodes=%" PRIu64, FLOOR_DEV_SIZE,
+                 FLOOR_DEV_INODES);
+        snprintf(eff, sizeof(eff), "tmpfs size=%" PRIu64 ",nr_inodes=%" PRIu64, size, inodes);
+        snprintf(rule, sizeof(rule), "%s tmpfs ceilings", ctx->profile->name);
+        return floor_note(report, err, FLOOR_CLAMPED, "mounts./dev", req, eff, rule);
+}
+
 int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err)
 {
@@ -419,6 +448,8 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
         if (ctx->profile->readonly_root && strict_root(config, ctx, report, err) < 0)
                 return -1;
         if (workspace(config, report, err) < 0)
+                return -1;
+        if (cap_implicit_dev(config, ctx, report, err) < 0)
                 return -1;
         return cap_tmpfs_mounts(config, ctx, report, err);
 }

@@ -8,6 +8,7 @@
 #include "oci/config.h"
 #include "runtime/sandbox/bind_sources.h"
 #include "runtime/sandbox/rootfs_path.h"
+#include "spec/floor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -324,12 +325,6 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
                                                                   0;
 }
 
-/* runc's /dev tmpfs size, and an inode limit within every profile's
- * (spec/policy_profiles.c), for a config without a /dev mount: the floor
- * caps the config's own. */
-#define DEV_TMPFS_SIZE (64ULL << 20)
-#define DEV_TMPFS_INODES 16384ULL
-
 /* bwrap has no size for --dev (its --size is for --tmpfs only), and an
  * unsized tmpfs may take half the host's RAM and as many inodes as it has
  * pages: the init sets both. */
@@ -456,8 +451,8 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
         if (is_type(m, "tmpfs") && strcmp(dest, "/dev") == 0) {
                 /* bwrap's --dev is a tmpfs with the standard nodes, devpts and
                  * /dev/shm: what an OCI /dev tmpfs is expected to become. */
-                if (add_dev(o->has_size ? o->size : DEV_TMPFS_SIZE,
-                            o->has_inodes ? o->inodes : DEV_TMPFS_INODES, bwrap, init, err) < 0)
+                if (add_dev(o->has_size ? o->size : FLOOR_DEV_SIZE,
+                            o->has_inodes ? o->inodes : FLOOR_DEV_INODES, bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
                 warn_not_applied(m, i, o, true,
@@ -692,7 +687,10 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
         /* runc gives every container the default device nodes even without a
          * /dev mount; bwrap's --dev is that set. */
         if (!config_has_dev) {
-                if (add_dev(DEV_TMPFS_SIZE, DEV_TMPFS_INODES, bwrap, init, err) < 0)
+                if (add_dev(config->implicit_dev_size ? config->implicit_dev_size : FLOOR_DEV_SIZE,
+                            config->implicit_dev_inodes ? config->implicit_dev_inodes :
+                                                          FLOOR_DEV_INODES,
+                            bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
                 if (table_add(table, "/dev", MOUNTED_FRESH, NULL) < 0)

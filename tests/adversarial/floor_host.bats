@@ -433,6 +433,26 @@ inode_fill_cmd() {
         [ "$(grep -c "nr_inodes=16384" <<<"$output")" = 3 ] || fail "$output"
 }
 
+# A config without a /dev mount still gets one (as runc gives the default
+# nodes): the operator's ceilings hold for it too.
+@test "host: the /dev of a config without one is held to lower tmp and inode ceilings" {
+        make_bundle
+        edit_config '.mounts |= map(select(.destination != "/dev"))'
+        set_cmd 'grep " /dev tmpfs " /proc/mounts; ls /dev/null'
+        run_profile standard '{"floor": {"ceilings": {"tmp": "8M", "inodes": 1000}}}'
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ ${lines[0]} == *size=8192k,nr_inodes=1000,* ]] || fail "$output"
+        [ "${lines[1]}" = /dev/null ] || fail "$output"
+        grep -qF 'mounts./dev: requested tmpfs size=67108864,nr_inodes=16384, effective tmpfs size=8388608,nr_inodes=1000 (rule: standard tmpfs ceilings)' \
+                "$TEST_DIR/sbrun.log" || fail "no warning: $(cat "$TEST_DIR/sbrun.log")"
+        assert_no_leftovers "$ID"
+
+        # Above runc's 64 MiB and 16384 inodes, those hold, and nothing is said.
+        run_profile standard
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ ${lines[0]} == *size=65536k,nr_inodes=16384,* ]] || fail "$output"
+}
+
 @test "host: run.sbrun.workspace under strict: a tmpfs the container may write, full at the size and inode ceilings" {
         make_bundle
         edit_config '.annotations["run.sbrun.workspace"] = "/work"'

@@ -383,6 +383,35 @@ static void test_tmpfs_ceiling(void **state)
         floor_run_release(&run);
 }
 
+/* A config without /dev gets sbrun's (runc's 64 MiB, 16384 inodes), held
+ * to lower ceilings; a config with one leaves it to its own mount. */
+static void test_implicit_dev(void **state)
+{
+        struct floor_run run;
+        (void)state;
+
+        floor_run_ok(&run, TMPFS("/run", "'size=1m'"), NULL);
+        assert_int_equal(run.config->implicit_dev_size, FLOOR_DEV_SIZE);
+        assert_int_equal(run.config->implicit_dev_inodes, FLOOR_DEV_INODES);
+        assert_no_change(&run.report, "mounts./dev");
+        floor_run_release(&run);
+
+        floor_run_ok(&run, TMPFS("/run", "'size=1m'"),
+                     "{'floor':{'ceilings':{'tmp':'8M','inodes':1000}}}");
+        assert_int_equal(run.config->implicit_dev_size, 8 << 20);
+        assert_int_equal(run.config->implicit_dev_inodes, 1000);
+        assert_change(&run.report, "mounts./dev", FLOOR_CLAMPED,
+                      "tmpfs size=67108864,nr_inodes=16384", "tmpfs size=8388608,nr_inodes=1000",
+                      "standard tmpfs ceilings");
+        floor_run_release(&run);
+
+        floor_run_ok(&run, TMPFS("/dev", "'size=1m'"),
+                     "{'floor':{'ceilings':{'tmp':'8M','inodes':1000}}}");
+        assert_int_equal(run.config->implicit_dev_size, 0);
+        assert_no_change(&run.report, "mounts./dev");
+        floor_run_release(&run);
+}
+
 /* The inode ceiling, beside the size: none asked and nr_inodes=0 (tmpfs's
  * "no limit") get it, a lower one stays, a count that is none is refused. */
 static void test_tmpfs_inode_ceiling(void **state)
@@ -623,6 +652,7 @@ int main(void)
                 cmocka_unit_test(test_no_core_dumps),
                 cmocka_unit_test(test_tmpfs_ceiling),
                 cmocka_unit_test(test_tmpfs_inode_ceiling),
+                cmocka_unit_test(test_implicit_dev),
                 cmocka_unit_test(test_workspace),
                 cmocka_unit_test(test_tmpfs_size_refused),
                 cmocka_unit_test(test_strict_tmp),
