@@ -382,6 +382,9 @@ bool oci_mount_is_bind(const struct oci_mount *m);
 /* Mounted read-only: the last of "ro" and "rw" wins, as mount(8) and
  * runtime/sandbox/mount_translate.c read them. */
 bool oci_mount_is_read_only(const struct oci_mount *m);
+/* The config mounts something at /dev itself ("/dev", "//dev": not "/dev/"
+ * nor below it); without one sbrun gives it the default nodes, as runc. */
+bool oci_config_mounts_dev(const struct oci_config *config);
 const char *oci_namespace_proc_name(enum oci_namespace_type type); /* "net" */
 
 /* Capability name ("CAP_SYS_ADMIN") to number, -1 if unknown; and back. */

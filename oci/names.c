@@ -145,6 +145,16 @@ bool oci_mount_is_read_only(const struct oci_mount *m)
         return ro;
 }
 
+bool oci_config_mounts_dev(const struct oci_config *config)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const char *d = config->mounts[i].destination;
+                if (d != NULL && strspn(d, "/") == 1 && strcmp(d + 1, "dev") == 0)
+                        return true;
+        }
+        return false;
+}
+
 const char *oci_annotation(const struct oci_config *config, const char *key)
 {
         if (config == NULL || key == NULL)

@@ -420,11 +420,8 @@ static int cap_implicit_dev(struct oci_config *config, const struct floor_contex
         uint64_t size = FLOOR_DEV_SIZE, inodes = FLOOR_DEV_INODES;
         char req[64], eff[64], rule[64];
 
-        for (size_t i = 0; i < config->n_mounts; i++) {
-                const char *d = config->mounts[i].destination;
-                if (d != NULL && strspn(d, "/") == 1 && strcmp(d + 1, "dev") == 0)
-                        return 0;
-        }
+        if (oci_config_mounts_dev(config))
+                return 0;
         if (ctx->ceilings.tmp_size != 0 && ctx->ceilings.tmp_size < size)
                 size = ctx->ceilings.tmp_size;
         if (ctx->ceilings.inodes != 0 && ctx->ceilings.inodes < inodes)

@@ -677,16 +677,9 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                      struct bind_sources *bs, int first_fd, struct strv *bwrap,
                      struct init_mount_list *init, struct mount_table *table, struct sb_error *err)
 {
-        bool config_has_dev = false;
-
-        for (size_t i = 0; i < config->n_mounts; i++) {
-                const char *d = config->mounts[i].destination;
-                if (d != NULL && strspn(d, "/") == 1 && strcmp(d + 1, "dev") == 0)
-                        config_has_dev = true;
-        }
         /* runc gives every container the default device nodes even without a
          * /dev mount; bwrap's --dev is that set. */
-        if (!config_has_dev) {
+        if (!oci_config_mounts_dev(config)) {
                 if (add_dev(config->implicit_dev_size ? config->implicit_dev_size : FLOOR_DEV_SIZE,
                             config->implicit_dev_inodes ? config->implicit_dev_inodes :
                                                           FLOOR_DEV_INODES,
