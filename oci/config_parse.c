@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/strv.h"
 #include "common/fs_util.h"
 
 #include <errno.h>
@@ -119,6 +120,50 @@ static int parse_root(yajl_val obj, struct jpath *p, struct oci_root *root, stru
         return 1;
 }
 
+/* The kernel reads a mount's data as one comma-separated list, so an
+ * element "uid=0,size=4g" is two options, the last size= winning: every
+ * element is split here, outside double quotes (an SELinux context=
+ * holds commas), so that each option is judged as the kernel will see
+ * it. An empty one is refused: it would be one nobody asked for. */
+static int split_options(struct oci_mount *m, struct jpath *p, struct sb_error *err)
+{
+        struct strv out = { 0 };
+
+        if (m->n_options == 0)
+                return 0;
+        for (size_t i = 0; i < m->n_options; i++) {
+                const char *opt = m->options[i], *start = opt;
+                bool quoted = false;
+                for (const char *c = opt;; c++) {
+                        if (*c == '"')
+                                quoted = !quoted;
+                        if ((*c != ',' || quoted) && *c != '\0')
+                                continue;
+                        if (c == start) {
+                                size_t saved = jpath_key(p, "options");
+                                jfail(p, err, "\"%s\" has an empty option", opt);
+                                jpath_pop(p, saved);
+                                strv_release(&out);
+                                return -1;
+                        }
+                        strv_addf(&out, "%.*s", (int)(c - start), start);
+                        if (*c == '\0')
+                                break;
+                        start = c + 1;
+                }
+        }
+        if (out.failed) {
+                strv_release(&out);
+                return sb_fail(err, ENOMEM, "mounts");
+        }
+        for (size_t i = 0; i < m->n_options; i++)
+                free(m->options[i]);
+        free(m->options);
+        m->n_options = out.n;
+        m->options = strv_steal(&out);
+        return 0;
+}
+
 static int parse_mount(yajl_val v, struct jpath *p, void *item, struct sb_error *err)
 {
         struct oci_mount *m = item;
@@ -128,6 +173,7 @@ static int parse_mount(yajl_val v, struct jpath *p, void *item, struct sb_error 
             json_get_string(v, "type", p, &m->type, err) < 0 ||
             json_get_string(v, "source", p, &m->source, err) < 0 ||
             json_get_strv(v, "options", p, &m->options, &m->n_options, err) < 0 ||
+            split_options(m, p, err) < 0 ||
             oci_parse_idmaps(v, "uidMappings", p, &m->uid_mappings, &m->n_uid_mappings, err) < 0 ||
             oci_parse_idmaps(v, "gidMappings", p, &m->gid_mappings, &m->n_gid_mappings, err) < 0)
                 return -1;

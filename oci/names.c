@@ -137,6 +137,10 @@ bool oci_mount_is_read_only(const struct oci_mount *m)
         bool ro = false;
 
         for (size_t i = 0; i < m->n_options; i++) {
+                /* rro is read-only too, and stays so: no option clears it
+                 * (rrw is refused, runtime/sandbox/mount_translate.c). */
+                if (strcmp(m->options[i], "rro") == 0)
+                        return true;
                 if (strcmp(m->options[i], "ro") == 0)
                         ro = true;
                 else if (strcmp(m->options[i], "rw") == 0)

@@ -6,6 +6,7 @@
 #ifndef SB_SPEC_FLOOR_H
 #define SB_SPEC_FLOOR_H
 
+#include "spec/floor_trees.h"
 #include "spec/floor_volumes.h"
 #include "spec/policy_profiles.h"
 
@@ -46,6 +47,16 @@ struct floor_host {
          * each mount floor_mount_is_volume judges; NULL: none probed. */
         const struct volume_quota *volumes;
         size_t n_volumes;
+        /* What the root and each bind source (by mount index, NULL for a
+         * mount that is no bind) are, as held open, and the trees none may
+         * reach (spec/floor_trees.h). root NULL: the root is not judged
+         * (update, and unit tests of other concerns); a bind without an
+         * identity is refused. */
+        const struct floor_identity *root;
+        const struct floor_identity *const *binds;
+        size_t n_binds;
+        const struct floor_tree *trees;
+        size_t n_trees;
 };
 
 struct floor_context {

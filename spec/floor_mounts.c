@@ -1,6 +1,8 @@
-/* Mounts: host binds that would hand the container the host (/, /proc,
- * /sys, /dev, /boot, /etc, /run, sbrun's own state root, or an ancestor of
- * any of them) or a container engine's socket are refused. Strict: a
+/* Mounts: a root or host bind that would hand the container the host (a
+ * protected tree of spec/floor_trees.c: the host's system directories,
+ * sbrun's state root and its contents, the audit trail, the policy, the
+ * binaries, the engines' socket directories), judged by what the runtime
+ * holds open, or a container engine's socket, is refused. Strict: a
  * read-only root and a size-capped /tmp tmpfs. */
 #include "spec/floor.h"
 
@@ -18,55 +20,48 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-static const char *const protected_dirs[] = { "/",    "/proc", "/sys",     "/dev", "/boot",
-                                              "/etc", "/run",  "/var/run", NULL };
-
-/* Engine sockets give root on the host to whoever can talk to them. */
+/* Engine sockets give root on the host to whoever can talk to them,
+ * wherever they lie; their directories are among the trees
+ * (spec/floor_trees.c). */
 static const char *const engine_sockets[] = {
         "docker.sock",    "containerd.sock",      "podman.sock",
         "crio.sock",      "dockershim.sock",      "cri-dockerd.sock",
         "buildkitd.sock", "containerd-shim.sock", NULL,
 };
-static const char *const engine_socket_dirs[] = { "/run/containerd", "/run/docker",
-                                                  "/run/podman",     "/run/crio",
-                                                  "/var/lib/docker", NULL };
 
-/* `source` is `dir` or one of its ancestors (both canonical). */
-static bool covers(const char *source, const char *dir)
+/* A root or bind source that reaches a protected tree: refused naming the
+ * tree and how it is reached ("\"/srv/x\" is inside sbrun's state root
+ * /run/sbrun"). */
+static int judge_tree(const struct floor_identity *id, bool writable, const char *field,
+                      const char *value, const struct floor_context *ctx,
+                      struct floor_report *report, struct sb_error *err)
 {
-        char real[PATH_MAX];
-        size_t n = strlen(source);
+        const char *relation = NULL;
+        const struct floor_tree *t =
+                floor_tree_conflict(id, false, ctx->host->trees, ctx->host->n_trees, &relation);
+        bool for_writing = false;
+        _cleanup_free_ char *shown = NULL;
 
-        if (realpath(dir, real) != NULL)
-                dir = real;
-        if (strcmp(source, "/") == 0)
-                return true;
-        return strncmp(dir, source, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+        if (t == NULL && writable) {
+                t = floor_tree_conflict(id, true, ctx->host->trees, ctx->host->n_trees, &relation);
+                for_writing = true;
+        }
+        if (t == NULL)
+                return 0;
+        if (asprintf(&shown, "\"%s\" (%s %s %s %s%s)", value, id->path, relation, t->what,
+                     t->id.path ? t->id.path : t->path, for_writing ? ", writable" : "") < 0) {
+                shown = NULL;
+                return sb_fail(err, ENOMEM, "%s", field);
+        }
+        return floor_refuse(report, err, field, shown, t->rule);
 }
 
-static const char *refusal(const char *source, const struct oci_mount *m,
-                           const struct floor_context *ctx)
+static const char *refusal(const char *source)
 {
         const char *base = strrchr(source, '/');
 
-        for (const char *const *d = protected_dirs; *d != NULL; d++) {
-                if (covers(source, *d))
-                        return "standard: no bind of a host system directory or its ancestor";
-        }
-        if (ctx->state_root != NULL && covers(source, ctx->state_root))
-                return "standard: no bind of sbrun's state root or its ancestor";
-        /* The trail must not be rewritten by what it records. A read-only
-         * bind of an ancestor is a log shipper's /var/log. */
-        if (ctx->audit_dir != NULL && covers(ctx->audit_dir, source))
-                return "standard: no bind of sbrun's audit trail directory or anything in it";
-        if (ctx->audit_dir != NULL && covers(source, ctx->audit_dir) && !oci_mount_is_read_only(m))
-                return "standard: no writable bind of an ancestor of sbrun's audit trail directory";
         for (const char *const *s = engine_sockets; base != NULL && *s != NULL; s++) {
                 if (strcmp(base + 1, *s) == 0)
-                        return "standard: no container engine socket";
-        }
-        for (const char *const *d = engine_socket_dirs; *d != NULL; d++) {
-                if (covers(source, *d))
                         return "standard: no container engine socket";
         }
         return NULL;
@@ -108,7 +103,13 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                         return sb_fail(err, 0, "%s: \"%s\" was not opened before the check", field,
                                        m->source);
                 source = ctx->bind_paths[i];
-                rule = refusal(source, m, ctx);
+                if (i >= ctx->host->n_binds || ctx->host->binds[i] == NULL)
+                        return sb_fail(err, 0, "%s: \"%s\" was not judged before the check", field,
+                                       m->source);
+                if (judge_tree(ctx->host->binds[i], !oci_mount_is_read_only(m), field, m->source,
+                               ctx, report, err) < 0)
+                        return -1;
+                rule = refusal(source);
                 if (rule == NULL)
                         rule = device_refusal(source, &ctx->bind_stats[i], m->destination, ctx);
                 if (rule != NULL && floor_refuse(report, err, field, m->source, rule) < 0)
@@ -443,6 +444,12 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
         if (check_binds(config, ctx, report, err) < 0)
                 return -1;
         if (ctx->profile->readonly_root && strict_root(config, ctx, report, err) < 0)
+                return -1;
+        /* The root is bound like any source: the same trees, under every
+         * profile, judged once strict has made it read-only. */
+        if (ctx->host->root != NULL &&
+            judge_tree(ctx->host->root, !config->root.readonly, "root.path", config->root.path, ctx,
+                       report, err) < 0)
                 return -1;
         if (workspace(config, report, err) < 0)
                 return -1;

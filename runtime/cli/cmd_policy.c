@@ -405,10 +405,21 @@ static int explain(const struct global_options *global, const struct policy_opts
         /* The sources as create would open and check them. */
         struct bind_sources binds = BIND_SOURCES_INIT;
         struct floor_host_facts facts = { 0 };
-        int ret = bind_sources_open(config, bundle, &binds, err);
-        if (ret == 0)
-                ret = floor_host_gather(config, &binds, &facts, err);
         _cleanup_free_ char *audit_dir = audit_settings_dir(&policy.audit, global);
+        _cleanup_free_ char *rootfs = NULL;
+        _cleanup_close_ int rootfs_fd = -1;
+        struct floor_tree_paths trees;
+        struct sb_error root_err = { 0 };
+        int ret = bind_sources_open(config, bundle, &binds, err);
+
+        /* The root as create opens it, so that its judgement is create's;
+         * one that cannot be opened is reported by explain_bwrap. */
+        if (config->root.path != NULL &&
+            rootfs_open_root(config->root.path, bundle, &rootfs, &rootfs_fd, &root_err) < 0)
+                sb_error_clear(&root_err);
+        floor_host_tree_paths(global, audit_dir, &trees);
+        if (ret == 0)
+                ret = floor_host_gather(config, &binds, rootfs_fd, &trees, &facts, err);
         struct effective_options opts = { .policy = &policy,
                                           .state_root = global->root,
                                           .audit_dir = audit_dir,

@@ -292,7 +292,7 @@ static int update_container(const struct global_options *global, const char *id,
         /* The ceilings of the profile the container was created under. */
         config = state_dir_load_config(&sd, err);
         if (config == NULL || state_dir_load_policy(&sd, global, &policy, err) < 0 ||
-            floor_host_gather(config, NULL, &facts, err) < 0 ||
+            floor_host_gather(config, NULL, -1, NULL, &facts, err) < 0 ||
             effective_resources_apply(config, res, &policy, &facts.host, err) < 0)
                 goto out;
         /* What create would refuse, update refuses: after the current

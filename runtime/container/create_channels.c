@@ -61,6 +61,9 @@ int create_open_channels(struct create_ctx *c, const struct create_request *req,
                                      open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (c->fds[LFD_CGROUP] < 0)
                 return sb_fail(err, errno, "cgroup %s: open cgroup.procs", c->cgroup.cg.path);
+        c->fds[LFD_ROOTFS] = fcntl(c->rootfs_fd, F_DUPFD_CLOEXEC, 3);
+        if (c->fds[LFD_ROOTFS] < 0)
+                return sb_fail(err, errno, "root.path: dup its fd");
         c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
         if (c->fds[LFD_SECCOMP] < 0)
                 return -1;

@@ -71,8 +71,11 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                        int timeout_requested, struct sb_error *err)
 {
         struct floor_host_facts facts;
-        int ret = floor_host_gather(c->config, &c->binds, &facts, err);
         _cleanup_free_ char *audit_dir = audit_settings_dir(&c->policy.audit, global);
+        struct floor_tree_paths trees;
+
+        floor_host_tree_paths(global, audit_dir, &trees);
+        int ret = floor_host_gather(c->config, &c->binds, c->rootfs_fd, &trees, &facts, err);
         struct effective_options opts = {
                 .policy = &c->policy,
                 .state_root = global->root,
@@ -147,6 +150,10 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0)
                 goto out;
+        /* The root is a source like the binds: opened once, judged by what
+         * it is, and bound through that fd. */
+        if (create_open_rootfs(&c, err) < 0)
+                goto out;
         if (apply_floor(global, &c, req->timeout_seconds, err) < 0)
                 goto out;
         if (decide_lsm(c.config, err) < 0 || decide_landlock(&c, err) < 0)
@@ -159,8 +166,6 @@ int container_create(const struct global_options *global, const struct create_re
          * --preserve-fds ones and are passed on the same way (as crun). */
         c.listen_fds = count_listen_fds();
         c.preserve_fds = req->preserve_fds + c.listen_fds;
-        if (create_open_rootfs(&c, err) < 0)
-                goto out;
         if (create_build_bwrap_args(&c, err) < 0)
                 goto out;
         /* A bad profile fails here, before anything exists to undo. */

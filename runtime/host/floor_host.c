@@ -2,8 +2,12 @@
 
 #include "common/error.h"
 #include "oci/config.h"
+#include "runtime/container/global_options.h"
+#include "runtime/host/path_identity.h"
 #include "runtime/host/quota_host.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/bwrap_binary.h"
+#include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,14 +69,54 @@ static int gather_volumes(const struct oci_config *config, const struct bind_sou
         return 0;
 }
 
+/* What the root and every bind source are, and the trees they are judged
+ * against. */
+static int gather_identities(const struct oci_config *config, const struct bind_sources *binds,
+                             int root_fd, const struct floor_tree_paths *paths,
+                             struct floor_host_facts *f, struct sb_error *err)
+{
+        if (paths != NULL) {
+                if (floor_trees_plan(paths, &f->trees, &f->n_trees, err) < 0 ||
+                    path_identity_trees(f->trees, f->n_trees, err) < 0)
+                        return -1;
+                f->host.trees = f->trees;
+                f->host.n_trees = f->n_trees;
+        }
+        if (root_fd >= 0) {
+                if (path_identity_of_fd(root_fd, &f->root, err) < 0)
+                        return sb_error_prefix(err, "root.path: \"%s\"", config->root.path);
+                f->host.root = &f->root;
+        }
+        if (binds == NULL || binds->n == 0)
+                return 0;
+        f->ids = calloc(binds->n, sizeof(*f->ids));
+        f->bind_ids = calloc(binds->n, sizeof(*f->bind_ids));
+        if (f->ids == NULL || f->bind_ids == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        f->host.binds = (const struct floor_identity *const *)f->bind_ids;
+        f->host.n_binds = binds->n;
+        for (size_t i = 0; i < binds->n && i < config->n_mounts; i++) {
+                if (binds->fds[i] < 0 || binds->paths[i] == NULL)
+                        continue;
+                if (path_identity_of_fd(binds->fds[i], &f->ids[i], err) < 0)
+                        return sb_error_prefix(err, "mounts[%zu].source: \"%s\"", i,
+                                               config->mounts[i].source);
+                f->bind_ids[i] = &f->ids[i];
+        }
+        return 0;
+}
+
 int floor_host_gather(const struct oci_config *config, const struct bind_sources *binds,
-                      struct floor_host_facts *f, struct sb_error *err)
+                      int root_fd, const struct floor_tree_paths *trees, struct floor_host_facts *f,
+                      struct sb_error *err)
 {
         const struct oci_linux *l = config->linux_;
 
         memset(f, 0, sizeof(*f));
         f->host.memory = host_memory();
         if (binds != NULL && gather_volumes(config, binds, f, err) < 0)
+                return -1;
+        if (gather_identities(config, binds, root_fd, trees, f, err) < 0)
                 return -1;
         if (l == NULL || l->n_namespaces == 0)
                 return 0;
@@ -91,5 +135,21 @@ void floor_host_release(struct floor_host_facts *f)
 {
         free(f->ns_is_host);
         free(f->volumes);
+        floor_identity_release(&f->root);
+        for (size_t i = 0; f->ids != NULL && i < f->host.n_binds; i++)
+                floor_identity_release(&f->ids[i]);
+        free(f->ids);
+        free(f->bind_ids);
+        floor_trees_release(f->trees, f->n_trees);
         memset(f, 0, sizeof(*f));
+}
+
+void floor_host_tree_paths(const struct global_options *global, const char *audit_dir,
+                           struct floor_tree_paths *paths)
+{
+        paths->state_root = global->root;
+        paths->audit_dir = audit_dir;
+        paths->policy_file = global->policy_path ? global->policy_path : OPERATOR_POLICY_PATH;
+        paths->bwrap = sbrun_bwrap_path;
+        paths->self = "/proc/self/exe";
 }

@@ -131,6 +131,30 @@ static int bind_remount(int fd, unsigned long flags, const char *what, struct sb
         return 0;
 }
 
+/* struct mount_attr of the kernel's uapi, spelled here: musl's headers
+ * have no mount_setattr, and glibc's clash with linux/mount.h. */
+struct init_mount_attr {
+        uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+/* rro and the other recursive options: on the mount at fd and every mount
+ * below it (Linux 5.12). */
+static int set_attributes(int fd, uint64_t flags, const char *what, struct sb_error *err)
+{
+        struct init_mount_attr attr = { .attr_set = flags & 0xffffffffu, .attr_clr = flags >> 32 };
+
+        if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) <
+            0)
+                return sb_fail(err, errno, "%s", what);
+        return 0;
+}
+
 /* The superblock, not the bind: the size holds for every view of it. */
 static int resize(int fd, const char *data, const char *what, struct sb_error *err)
 {
@@ -233,6 +257,10 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
         case INIT_MOUNT_PROPAGATE:
                 snprintf(buf, size, "set the propagation of %s", m->destination);
                 break;
+        case INIT_MOUNT_SETATTR:
+                snprintf(buf, size, "set the attributes of %s and every mount below it",
+                         m->destination);
+                break;
         default:
                 snprintf(buf, size, "mount kind %u on %s", m->kind, m->destination);
         }
@@ -305,6 +333,8 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
                 if (mount(NULL, fd_path(fd, buf), NULL, (unsigned long)m->flags, NULL) < 0)
                         return sb_fail(err, errno, "%s", what);
                 return 0;
+        case INIT_MOUNT_SETATTR:
+                return set_attributes(fd, m->flags, what, err);
         default:
                 return sb_fail(err, EINVAL, "%s", what);
         }

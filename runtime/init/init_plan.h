@@ -21,6 +21,8 @@ enum init_mount_kind {
         INIT_MOUNT_COPYUP,   /* tmpcopyup: copy the image directory whose fd number is
                               * `source` (decimal) into the new tmpfs at destination */
         INIT_MOUNT_PROPAGATE, /* set the propagation `flags` (MS_SHARED…, MS_REC) */
+        INIT_MOUNT_SETATTR,   /* mount_setattr(AT_RECURSIVE): MOUNT_ATTR_* to set in the low 32
+                               * bits of `flags`, to clear in the high 32 (rro, rnosuid…) */
 };
 
 /* Each entry's destination is an absolute path inside the container; init

@@ -54,8 +54,10 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
 {
         const struct ns_setup *ns = in->ns;
 
-        strv_add(args, "--bind");
-        strv_add(args, in->rootfs);
+        /* The directory the floor judged, never the path again: a rootfs
+         * symlink swapped since cannot change what becomes the root. */
+        strv_add(args, "--bind-fd");
+        strv_addf(args, "%d", launcher_fd_number(in->preserve_fds, LFD_ROOTFS));
         strv_add(args, "/");
         if (ns->new_pid) {
                 /* The user process is pid 1 of its namespace, as with runc. */

@@ -28,6 +28,7 @@ enum launcher_fd {
         LFD_PIDNS,      /* a pid namespace to join, for bwrap --pidns (or /dev/null) */
         LFD_CGROUP,     /* the container's cgroup.procs, O_WRONLY, for the init to
                          * join (or /dev/null when there is no cgroup) */
+        LFD_ROOTFS,     /* O_PATH fd of the root the floor judged: bwrap --bind-fd */
         LFD_COUNT
 };
 

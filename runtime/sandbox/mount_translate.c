@@ -47,8 +47,63 @@ static const struct {
         { "dirsync", MS_DIRSYNC, 0 },
         { "mand", MS_MANDLOCK, 0 },
         { "nomand", 0, MS_MANDLOCK },
+        { "nosymfollow", MS_NOSYMFOLLOW, 0 },
+        { "symfollow", 0, MS_NOSYMFOLLOW },
         { "defaults", 0, 0 },
 };
+
+/* The recursive options (runc's and the mount(8) names): the attribute set
+ * on the mount and every mount below it, by sbrun-init's mount_setattr
+ * with AT_RECURSIVE once bwrap has mounted everything. Only those that
+ * take something away: one that would give back, on every mount below a
+ * bind of a host tree, what the host took away (rrw over a host's
+ * read-only submount) is refused by name. An atime mode replaces the
+ * other (MOUNT_ATTR__ATIME in the clear mask). */
+static const struct {
+        const char *name;
+        uint64_t set, clear;
+        bool loosens;
+} recursive_options[] = {
+        { "rro", MOUNT_ATTR_RDONLY, 0, false },
+        { "rnosuid", MOUNT_ATTR_NOSUID, 0, false },
+        { "rnodev", MOUNT_ATTR_NODEV, 0, false },
+        { "rnoexec", MOUNT_ATTR_NOEXEC, 0, false },
+        { "rnosymfollow", MOUNT_ATTR_NOSYMFOLLOW, 0, false },
+        { "rnodiratime", MOUNT_ATTR_NODIRATIME, 0, false },
+        { "rnoatime", MOUNT_ATTR_NOATIME, MOUNT_ATTR__ATIME, false },
+        { "rrelatime", MOUNT_ATTR_RELATIME, MOUNT_ATTR__ATIME, false },
+        { "rstrictatime", MOUNT_ATTR_STRICTATIME, MOUNT_ATTR__ATIME, false },
+        { "rrw", 0, 0, true },
+        { "rsuid", 0, 0, true },
+        { "rdev", 0, 0, true },
+        { "rexec", 0, 0, true },
+        { "rsymfollow", 0, 0, true },
+        { "rdiratime", 0, 0, true },
+        { "ratime", 0, 0, true },
+        { "rnorelatime", 0, 0, true },
+        { "rnostrictatime", 0, 0, true },
+};
+
+/* One of recursive_options into o; 0: not one, -1: refused. */
+static int recursive_option(const char *opt, size_t index, struct mount_options *o,
+                            struct sb_error *err)
+{
+        for (size_t r = 0; r < sizeof(recursive_options) / sizeof(recursive_options[0]); r++) {
+                if (strcmp(opt, recursive_options[r].name) != 0)
+                        continue;
+                if (recursive_options[r].loosens)
+                        return sb_fail(err, 0,
+                                       "mounts[%zu].options: \"%s\" is not supported by sbrun: "
+                                       "it would clear on every mount below what the host set",
+                                       index, opt);
+                if (recursive_options[r].clear != 0)
+                        o->attr_set &= ~(uint64_t)MOUNT_ATTR__ATIME;
+                o->attr_set |= recursive_options[r].set;
+                o->attr_clr |= recursive_options[r].clear;
+                return 1;
+        }
+        return 0;
+}
 
 /* bwrap leaves every mount of the container a slave of the host's (it
  * marks / MS_SLAVE|MS_REC before building the root): what runc calls
@@ -85,6 +140,19 @@ static int add_propagation(struct init_mount_list *init, const char *dest,
         return 0;
 }
 
+/* Once mounted, the recursive attributes its options asked (rro, ...):
+ * the set mask in the low half of flags, the clear mask in the high. */
+static int add_setattr(struct init_mount_list *init, const char *dest,
+                       const struct mount_options *o, size_t i, struct sb_error *err)
+{
+        if (o->attr_set == 0 && o->attr_clr == 0)
+                return 0;
+        if (init_mount_list_add(init, INIT_MOUNT_SETATTR, NULL, dest, NULL,
+                                o->attr_set | (o->attr_clr << 32), NULL, false) < 0)
+                return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        return 0;
+}
+
 /* size= and nr_inodes= in the syntax the floor read them with (SIZE_TMPFS). */
 static int tmpfs_number(const char *opt, size_t name_len, size_t index, unsigned long long *value,
                         bool *has, struct sb_error *err)
@@ -116,6 +184,11 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                         known = true;
                 }
                 if (known)
+                        continue;
+                int r = recursive_option(opt, index, o, err);
+                if (r < 0)
+                        return -1;
+                if (r > 0)
                         continue;
                 if (strcmp(opt, "bind") == 0 || strcmp(opt, "rbind") == 0) {
                         o->recursive = strcmp(opt, "rbind") == 0;
@@ -314,12 +387,12 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         strv_add(bwrap, dest);
         if (!o->recursive)
                 sb_debug("mounts[%zu]: bwrap binds recursively; \"bind\" treated as \"rbind\"", i);
-        unsigned long extra =
-                o->set & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | MS_STRICTATIME);
+        unsigned long extra = o->set & (MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME |
+                                        MS_STRICTATIME | MS_NOSYMFOLLOW);
         if (extra != 0 && init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
                                               extra | (o->set & MS_RDONLY), NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        if (add_propagation(init, dest, o, i, err) < 0)
+        if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
         return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") :
                                                                   0;
@@ -497,12 +570,12 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
             plan_copyup(m, i, rootfs_fd, dest, table, bs, first_fd, init, err) < 0)
                 return -1;
         unsigned long flags = o->set & (MS_RDONLY | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
-                                        MS_RELATIME | MS_STRICTATIME);
+                                        MS_RELATIME | MS_STRICTATIME | MS_NOSYMFOLLOW);
         if (kind == MOUNTED_FRESH && flags != 0 &&
             init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL,
                                 flags | MS_NOSUID | MS_NODEV, NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        if (add_propagation(init, dest, o, i, err) < 0)
+        if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
         return table_add(table, dest, kind, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
@@ -529,7 +602,7 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
         if (init_mount_list_add(init, INIT_MOUNT_FS, m->source ? m->source : fstype, dest, fstype,
                                 o->set | forced, *data ? data : NULL, false) < 0)
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
-        if (add_propagation(init, dest, o, i, err) < 0)
+        if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
         return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
@@ -570,6 +643,13 @@ static int check_one(const struct oci_mount *m, size_t i, struct mount_options *
                                m->type);
         if (bind && m->source == NULL)
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
+        /* A bind, and bwrap's proc and mqueue, take no file system data:
+         * an option that would be data there would be dropped unseen. */
+        if ((bind || is_type(m, "proc") || is_type(m, "mqueue")) && o->data.n > 0)
+                return sb_fail(err, 0,
+                               "mounts[%zu].options: \"%s\" is not supported by sbrun on a %s "
+                               "mount",
+                               i, o->data.items[0], bind ? "bind" : m->type);
         return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/strv.h"
 #include "runtime/init/init_plan.h"
@@ -53,8 +54,9 @@ struct mount_options {
         bool has_mode, has_size, has_inodes;
         unsigned int mode;
         unsigned long long size;
-        unsigned long long inodes; /* nr_inodes= */
-        struct strv data;          /* filesystem options passed through (newinstance, gid=5, …) */
+        unsigned long long inodes;   /* nr_inodes= */
+        uint64_t attr_set, attr_clr; /* rro, rnosuid, ...: MOUNT_ATTR_*, recursively */
+        struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
 };
 
 /* Parse mounts[index]'s options into *o (zeroed by the caller). An invalid

@@ -280,18 +280,27 @@ int rootfs_open_root(const char *root_path, const char *bundle, char **real, int
 {
         _cleanup_free_ char *joined = NULL;
         const char *path = root_path;
-        char buf[PATH_MAX];
+        char link[64], buf[PATH_MAX];
+        ssize_t n;
 
         if (path[0] != '/') {
                 if (asprintf(&joined, "%s/%s", bundle, path) < 0)
                         return sb_fail(err, ENOMEM, "root.path");
                 path = joined;
         }
-        if (realpath(path, buf) == NULL)
+        /* Opened once; its path is read back from the fd, so that what is
+         * judged and bound is the directory held, whatever the path names
+         * later. */
+        *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (*fd < 0)
                 return sb_fail(err, errno, "root.path: \"%s\"", root_path);
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", *fd);
+        n = readlink(link, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return sb_fail(err, errno, "root.path: \"%s\"", root_path);
+        buf[n] = '\0';
         *real = strdup(buf);
-        *fd = open(buf, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (*real == NULL || *fd < 0)
-                return sb_fail(err, errno, "root.path: open \"%s\"", buf);
+        if (*real == NULL)
+                return sb_fail(err, ENOMEM, "root.path");
         return 0;
 }

@@ -136,7 +136,7 @@ explain_json() {
                 edit_config '.mounts += [{"destination": "/host", "type": "bind", "source": $s,
                                          "options": ["rbind", "ro"]}]' --arg s "$src"
                 run detached sbrun create -b "$BUNDLE" "$ID"
-                assert_fails_cleanly "$ID" "rule: standard: no bind of"
+                assert_fails_cleanly "$ID" "rule: standard: no root or bind of"
                 [[ $output == *"mounts["*"].source"* ]]
                 edit_config 'del(.mounts[-1])'
         done
@@ -148,7 +148,7 @@ explain_json() {
         # the floor must see it as one.
         edit_config '.mounts += [{"destination": "/host", "source": "/"}]'
         run detached sbrun create -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" "mounts[7].source: / refused (rule: standard: no bind of a host system directory or its ancestor)"
+        assert_fails_cleanly "$ID" "mounts[7].source: \"/\" (/ is a host system directory /) refused (rule: standard: no root or bind of a host system directory or its ancestor)"
 }
 
 @test "floor: a bind of a container engine socket is refused" {

@@ -68,9 +68,14 @@ int floor_run(struct floor_run *run, const char *config_doc, const char *policy_
                 fail_msg("config %s: %s", json, run->err.msg);
         free(json);
         policy_parse(policy_doc ? policy_doc : "{}", &run->policy);
+        /* The trees as create names them, with this test's state root. */
+        const struct floor_tree_paths trees = { .state_root = state_root,
+                                                .policy_file = OPERATOR_POLICY_PATH,
+                                                .bwrap = "/usr/bin/bwrap",
+                                                .self = "/proc/self/exe" };
         if (bind_sources_open(run->config, bundle ? bundle : "/", &run->binds, &run->err) < 0)
                 fail_msg("bind sources: %s", run->err.msg);
-        if (floor_host_gather(run->config, &run->binds, &run->facts, &run->err) < 0)
+        if (floor_host_gather(run->config, &run->binds, -1, &trees, &run->facts, &run->err) < 0)
                 fail_msg("host facts: %s", run->err.msg);
         run->facts.host.memory = floor_fixture_host_memory;
         for (size_t i = 0; floor_fixture_volume != NULL && i < run->facts.host.n_volumes; i++) {

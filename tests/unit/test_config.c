@@ -484,6 +484,28 @@ static void test_mount_and_hook_errors(void **state)
                      "config.json: hooks.poststop[0].path: required");
 }
 
+/* Each options element is split on its commas, as the kernel reads the
+ * mount's data, outside double quotes; an empty option is refused. */
+static void test_mount_options_split(void **state)
+{
+        static const char *const want[] = { "size=1m", "uid=0", "size=4g", "nr_inodes=0",
+                                            "context=\"a:b:c,d\"", "ro" };
+        struct oci_config *c = parse_ok(
+                "{'ociVersion':'1.2.0','mounts':[{'destination':'/a','type':'tmpfs',"
+                "'options':['size=1m','uid=0,size=4g,nr_inodes=0','context=\\'a:b:c,d\\',ro']}]}");
+        (void)state;
+
+        assert_int_equal(c->mounts[0].n_options, 6);
+        for (size_t i = 0; i < 6; i++)
+                assert_string_equal(c->mounts[0].options[i], want[i]);
+        assert_null(c->mounts[0].options[6]);
+        oci_config_free(c);
+        expect_error("{'ociVersion':'1.2.0','mounts':[{'destination':'/a','options':['ro,,rw']}]}",
+                     "config.json: mounts[0].options: \"ro,,rw\" has an empty option");
+        expect_error("{'ociVersion':'1.2.0','mounts':[{'destination':'/a','options':['ro,']}]}",
+                     "config.json: mounts[0].options: \"ro,\" has an empty option");
+}
+
 static void test_linux_errors(void **state)
 {
         expect_error(LINUX("'namespaces':[{'type':'foo'}]"),
@@ -714,6 +736,7 @@ int main(void)
                 cmocka_unit_test(test_deep_nesting_refused),
                 cmocka_unit_test(test_process_errors),
                 cmocka_unit_test(test_mount_and_hook_errors),
+                cmocka_unit_test(test_mount_options_split),
                 cmocka_unit_test(test_linux_errors),
                 cmocka_unit_test(test_seccomp_errors),
                 cmocka_unit_test(test_resource_errors),

@@ -23,8 +23,9 @@
 
 #include <cmocka.h>
 
-#define SYSTEM_RULE "standard: no bind of a host system directory or its ancestor"
-#define STATE_RULE "standard: no bind of sbrun's state root or its ancestor"
+#define SYSTEM_RULE "standard: no root or bind of a host system directory or its ancestor"
+#define SYSTEM_WRITE_RULE SYSTEM_RULE ", nothing in it writable"
+#define STATE_RULE "standard: no root or bind of sbrun's state root, anything in it or its ancestor"
 #define SOCKET_RULE "standard: no container engine socket"
 #define DEVICE_RULE "standard: only standard or operator-allowed devices"
 
@@ -117,8 +118,13 @@ static char *bind_refusal(const char *source, const char *destination, const cha
                 fail_msg("%s: %s", source, run.error);
         const struct floor_change *c = floor_change_find(&run.report, "mounts[0].source", 0);
         if (c != NULL) {
+                char *quoted = NULL;
                 assert_int_equal(c->action, FLOOR_REFUSED);
-                assert_string_equal(c->requested, source);
+                /* The source as asked, then what it is: "SRC" (PATH is ...). */
+                assert_true(asprintf(&quoted, "\"%s\" (", source) > 0);
+                if (strcmp(c->requested, source) != 0)
+                        assert_memory_equal(c->requested, quoted, strlen(quoted));
+                free(quoted);
                 rule = strdup(c->rule);
         }
         floor_run_release(&run);
@@ -142,17 +148,48 @@ static void assert_bind(const char *source, const char *destination, const char 
 
 static void test_bind_system_dirs(void **state)
 {
-        static const char *const dirs[] = { "/",    "/proc", "/sys",     "/dev",
-                                            "/etc", "/run",  "/var/run", "/boot" };
+        static const char *const dirs[] = { "/", "/dev", "/run", "/var/run", "/var" };
+        static const char *const config_dirs[] = { "/proc", "/sys", "/etc", "/usr", "/boot" };
         struct stat st;
         (void)state;
 
-        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-                if (stat(dirs[i], &st) == 0) /* /boot may not exist here */
-                        assert_bind(dirs[i], "/host", NULL, NULL, SYSTEM_RULE);
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+                assert_bind(dirs[i], "/host", NULL, NULL, SYSTEM_RULE);
+        for (size_t i = 0; i < sizeof(config_dirs) / sizeof(config_dirs[0]); i++) {
+                if (stat(config_dirs[i], &st) == 0) /* /boot may not exist here */
+                        assert_bind(config_dirs[i], "/host", NULL, NULL, SYSTEM_WRITE_RULE);
         }
-        /* Below a system directory is not the directory: judged on its own. */
+        /* Below a system directory is not the directory: judged on its own,
+         * read-only (an engine's /etc/resolv.conf)... */
         assert_bind("/etc/hostname", "/etc/hostname", NULL, NULL, NULL);
+        assert_bind("/proc/sys/kernel/core_pattern", "/x", NULL, NULL, NULL);
+}
+
+/* ...never writable where the tree is the host's configuration, programs
+ * or kernel interfaces: /etc/shadow or core_pattern written is root on the
+ * host. */
+static void test_bind_writable_inside_system_dirs(void **state)
+{
+        static const char *const files[] = { "/etc/hostname", "/proc/sys/kernel/core_pattern",
+                                             "/usr/share", "/sys/kernel" };
+        (void)state;
+
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                struct floor_run run;
+                char *doc = NULL;
+                assert_true(asprintf(&doc,
+                                     SPEC("",
+                                          ",'mounts':[{'destination':'/x','type':'bind',"
+                                          "'source':'%s','options':['rbind','rw']}]",
+                                          ""),
+                                     files[i]) > 0);
+                assert_int_equal(floor_run(&run, doc, NULL, NULL, NULL, FLOOR_CREATE), -1);
+                if (strstr(run.error, "is inside a host system directory") == NULL)
+                        fail_msg("%s: %s", files[i], run.error);
+                assert_non_null(strstr(run.error, ", writable) refused (rule: " SYSTEM_WRITE_RULE));
+                floor_run_release(&run);
+                free(doc);
+        }
 }
 
 static void test_bind_refused_as_error(void **state)
@@ -162,7 +199,9 @@ static void test_bind_refused_as_error(void **state)
         (void)state;
 
         assert_int_equal(floor_run(&run, doc, NULL, NULL, NULL, FLOOR_CREATE), -1);
-        assert_string_equal(run.error, "mounts[0].source: /etc refused (rule: " SYSTEM_RULE ")");
+        assert_string_equal(run.error,
+                            "mounts[0].source: \"/etc\" (/etc is a host system directory /etc) "
+                            "refused (rule: " SYSTEM_WRITE_RULE ")");
         floor_run_release(&run);
         free(doc);
 }
@@ -172,7 +211,7 @@ static void test_bind_through_symlink(void **state)
 {
         const struct dirs *d = *state;
 
-        assert_bind(at(d, LINK_ETC), "/data", NULL, NULL, SYSTEM_RULE);
+        assert_bind(at(d, LINK_ETC), "/data", NULL, NULL, SYSTEM_WRITE_RULE);
         assert_bind(at(d, LINK_SOCK), "/var/run/x.sock", NULL, NULL, SOCKET_RULE);
 }
 
@@ -183,7 +222,14 @@ static void test_bind_state_root(void **state)
 
         assert_bind(root, "/state", NULL, root, STATE_RULE);
         assert_bind(d->top, "/state", NULL, root, STATE_RULE); /* an ancestor */
-        assert_bind(at(d, DATA), "/data", NULL, root, NULL);   /* a sibling */
+        /* Anything in it: the seccomp cache, other containers' state. */
+        char *inside = NULL;
+        assert_true(asprintf(&inside, "%s/.seccomp-cache", root) > 0);
+        assert_int_equal(mkdir(inside, 0700), 0);
+        assert_bind(inside, "/cache", NULL, root, STATE_RULE);
+        assert_int_equal(rmdir(inside), 0);
+        free(inside);
+        assert_bind(at(d, DATA), "/data", NULL, root, NULL); /* a sibling */
         assert_bind(d->top, "/state", NULL, NULL, NULL);
 }
 
@@ -284,6 +330,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_bind_system_dirs),
+                cmocka_unit_test(test_bind_writable_inside_system_dirs),
                 cmocka_unit_test(test_bind_refused_as_error),
                 cmocka_unit_test(test_bind_through_symlink),
                 cmocka_unit_test(test_bind_state_root),

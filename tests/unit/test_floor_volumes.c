@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -100,7 +101,7 @@ static int run_with(struct floor_run *run, const char *doc, const char *policy,
 static void expect_refused(const struct volume_quota *q, const char *value)
 {
         struct floor_run run;
-        char *doc = bind_doc("/usr", "'rbind'", "");
+        char *doc = bind_doc("/srv", "'rbind'", "");
         char *message = NULL;
 
         assert_int_equal(run_with(&run, doc, STRICT_POLICY, q, FLOOR_EXPLAIN), 0);
@@ -119,24 +120,24 @@ static void test_strict_names_what_is_missing(void **state)
 {
         (void)state;
         expect_refused(&no_quota,
-                       "/usr is on a file system without project quota (ext4 on /dev/vdz)");
-        expect_refused(&no_project, "/usr has no project id (xfs on /dev/vdz)");
+                       "/srv is on a file system without project quota (ext4 on /dev/vdz)");
+        expect_refused(&no_project, "/srv has no project id (xfs on /dev/vdz)");
         expect_refused(&not_inherited,
-                       "/usr has project id 42, which what is made in it does not inherit "
+                       "/srv has project id 42, which what is made in it does not inherit "
                        "(no FS_XFLAG_PROJINHERIT, chattr +P) (xfs on /dev/vdz)");
         expect_refused(&no_limit,
-                       "/usr is in project 42, which has no block hard limit (xfs on /dev/vdz)");
+                       "/srv is in project 42, which has no block hard limit (xfs on /dev/vdz)");
         /* What cannot be read bounds nothing (a rootless caller). */
         expect_refused(&unreadable,
-                       "/usr has a project quota that cannot be read: Q_GETQUOTA of project 42: "
+                       "/srv has a project quota that cannot be read: Q_GETQUOTA of project 42: "
                        "Operation not permitted (xfs on /dev/vdz)");
         /* A tmpfs is bounded by its size, within strict's tmp ceiling. */
-        expect_refused(&big_tmpfs, "/usr is on a tmpfs of 1073741824 bytes, above the tmp "
+        expect_refused(&big_tmpfs, "/srv is on a tmpfs of 1073741824 bytes, above the tmp "
                                    "ceiling of 67108864 (tmpfs on tmpfs)");
         expect_refused(&unlimited_tmpfs,
-                       "/usr is on a tmpfs without a size limit (tmpfs on tmpfs)");
+                       "/srv is on a tmpfs without a size limit (tmpfs on tmpfs)");
         /* No facts at all (a caller that did not probe): refused too. */
-        expect_refused(&not_probed, "/usr was not probed for project quota");
+        expect_refused(&not_probed, "/srv was not probed for project quota");
 }
 
 /* Bounded: a project with a limit, or a tmpfs within the tmp ceiling (an
@@ -145,7 +146,7 @@ static void test_strict_takes_a_bounded_volume(void **state)
 {
         static const struct volume_quota *const facts[] = { &bounded, &small_tmpfs, NULL };
         struct floor_run run;
-        char *doc = bind_doc("/usr", "'rbind'", "");
+        char *doc = bind_doc("/srv", "'rbind'", "");
 
         (void)state;
         for (const struct volume_quota *const *q = facts; *q != NULL; q++) {
@@ -165,28 +166,33 @@ static void test_what_is_not_a_volume(void **state)
 
         (void)state;
         for (const char *const *o = options; *o != NULL; o++) {
-                char *doc = bind_doc("/usr", *o, "");
+                char *doc = bind_doc("/srv", *o, "");
                 assert_int_equal(run_with(&run, doc, STRICT_POLICY, &no_quota, FLOOR_CREATE), 0);
                 assert_no_change(&run.report, "mounts[0].source");
                 floor_run_release(&run);
                 free(doc);
         }
-        char *ro_then_rw = bind_doc("/usr", "'ro','rw'", "");
+        char *ro_then_rw = bind_doc("/srv", "'ro','rw'", "");
         assert_int_equal(run_with(&run, ro_then_rw, STRICT_POLICY, &no_quota, FLOOR_CREATE), -1);
         floor_run_release(&run);
         free(ro_then_rw);
 
-        char *file = bind_doc("/bin/sh", "'bind'", "");
+        char name[] = "/tmp/sbrun-unit-volume.XXXXXX";
+        int fd = mkstemp(name);
+        assert_true(fd >= 0);
+        close(fd);
+        char *file = bind_doc(name, "'bind'", "");
         assert_int_equal(run_with(&run, file, STRICT_POLICY, &no_quota, FLOOR_CREATE), 0);
         assert_no_change(&run.report, "mounts[0].source");
         floor_run_release(&run);
         free(file);
+        unlink(name);
 }
 
 static void test_standard_asks_nothing(void **state)
 {
         struct floor_run run;
-        char *doc = bind_doc("/usr", "'rbind'", "");
+        char *doc = bind_doc("/srv", "'rbind'", "");
 
         (void)state;
         assert_int_equal(run_with(&run, doc, NULL, &no_quota, FLOOR_CREATE), 0);
@@ -201,7 +207,7 @@ static void test_standard_asks_nothing(void **state)
 static void test_waived_by_the_operator(void **state)
 {
         struct floor_run run;
-        char *doc = bind_doc("/usr", "'rbind'", "");
+        char *doc = bind_doc("/srv", "'rbind'", "");
 
         (void)state;
         for (int mode = FLOOR_EXPLAIN; mode <= FLOOR_CREATE; mode++) {
@@ -210,7 +216,7 @@ static void test_waived_by_the_operator(void **state)
                 assert_int_equal(run.profile, POLICY_STRICT);
                 assert_change(&run.report, "mounts[0].source", FLOOR_DROPPED,
                               "a volume bounded by project quota",
-                              "/usr has no project id (xfs on /dev/vdz)", WAIVED);
+                              "/srv has no project id (xfs on /dev/vdz)", WAIVED);
                 floor_run_release(&run);
         }
         free(doc);
@@ -221,8 +227,8 @@ static void test_waived_by_the_operator(void **state)
 static void test_policy_and_annotation(void **state)
 {
         struct floor_run run;
-        char *strict = bind_doc("/usr", "'rbind'", STRICT_ANNOTATION);
-        char *standard = bind_doc("/usr", "'rbind'", "");
+        char *strict = bind_doc("/srv", "'rbind'", STRICT_ANNOTATION);
+        char *standard = bind_doc("/srv", "'rbind'", "");
 
         (void)state;
         assert_int_equal(run_with(&run, strict,
@@ -231,7 +237,7 @@ static void test_policy_and_annotation(void **state)
                          0);
         assert_int_equal(run.profile, POLICY_STRICT);
         assert_change(&run.report, "mounts[0].source", FLOOR_REFUSED,
-                      "/usr is on a file system without project quota (ext4 on /dev/vdz)",
+                      "/srv is on a file system without project quota (ext4 on /dev/vdz)",
                       "refused", RULE);
         floor_run_release(&run);
 
@@ -240,7 +246,7 @@ static void test_policy_and_annotation(void **state)
                                   FLOOR_EXPLAIN),
                          0);
         assert_change(&run.report, "mounts[0].source", FLOOR_REFUSED,
-                      "/usr is on a file system without project quota (ext4 on /dev/vdz)",
+                      "/srv is on a file system without project quota (ext4 on /dev/vdz)",
                       "refused", REQUIRED);
         floor_run_release(&run);
         free(strict);

@@ -84,6 +84,37 @@ static void test_mount_flags(void **state)
         strv_release(&o.data);
 }
 
+/* The recursive options: each sets its MOUNT_ATTR_* for sbrun-init's
+ * mount_setattr; an atime mode replaces the other; those that would clear
+ * what the host set are refused by name. */
+static void test_mount_recursive_options(void **state)
+{
+        struct mount_options o;
+        char *error = NULL;
+        (void)state;
+
+        assert_int_equal(parse((char *[]){ "rro", "rnosuid", "rnodev", "rnoexec", "rnosymfollow",
+                                           "rnoatime", "rstrictatime", NULL },
+                               &o, NULL),
+                         0);
+        assert_int_equal(o.attr_set, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                             MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSYMFOLLOW |
+                                             MOUNT_ATTR_STRICTATIME);
+        assert_int_equal(o.attr_clr, MOUNT_ATTR__ATIME);
+        assert_int_equal(o.set, 0);
+        assert_int_equal(o.data.n, 0);
+        strv_release(&o.data);
+
+        assert_int_equal(parse((char *[]){ "nosymfollow", NULL }, &o, NULL), 0);
+        assert_int_equal(o.set, MS_NOSYMFOLLOW);
+        strv_release(&o.data);
+
+        assert_int_equal(parse((char *[]){ "rro", "rrw", NULL }, &o, &error), -1);
+        assert_non_null(strstr(error, "mounts[3].options: \"rrw\" is not supported by sbrun"));
+        free(error);
+        strv_release(&o.data);
+}
+
 static void test_mount_bind_and_propagation(void **state)
 {
         struct mount_options o;
@@ -323,6 +354,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_mount_flags),
+                cmocka_unit_test(test_mount_recursive_options),
                 cmocka_unit_test(test_mount_bind_and_propagation),
                 cmocka_unit_test(test_mount_mode_size_data),
                 cmocka_unit_test(test_mount_option_errors),

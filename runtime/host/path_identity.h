@@ -1,0 +1,21 @@
+/* What a held object is (struct floor_identity, spec/floor_trees.h): its
+ * device and inode, its canonical path, and its path inside its file
+ * system, read from the mount it lies on (/proc/self/mountinfo) so that
+ * two mounts of one tree give the same answer. */
+#ifndef SB_PATH_IDENTITY_H
+#define SB_PATH_IDENTITY_H
+
+#include "spec/floor_trees.h"
+
+struct sb_error;
+
+/* Of the object fd holds (O_PATH will do). Fails, naming nothing (the
+ * caller adds the field), where it cannot be told: a deleted file, a mount
+ * of another mount namespace (a /proc/PID/root of another container). */
+int path_identity_of_fd(int fd, struct floor_identity *id, struct sb_error *err);
+
+/* Open each tree's path and fill its identity; a path that is not there
+ * is judged by its spelling alone (id.known false). Fails only on ENOMEM. */
+int path_identity_trees(struct floor_tree *trees, size_t n, struct sb_error *err);
+
+#endif
