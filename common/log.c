@@ -1,10 +1,10 @@
 #include "common/log.h"
 
+#include "common/caller_file.h"
 #include "common/error.h"
 #include "common/json_escape.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +29,10 @@ int sb_log_open(const char *path, enum sb_log_format format, bool debug, struct 
         log_debug = debug;
         if (path == NULL || *path == '\0')
                 return 0;
-        log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-        if (log_fd < 0)
-                return sb_fail(err, errno, "open log file %s", path);
-        return 0;
+        /* Engines pass a log that may hold earlier lines: appended to,
+         * never through a symlink or a second link (common/caller_file.h). */
+        log_fd = caller_file_append("--log", path, 0640, err);
+        return log_fd < 0 ? -1 : 0;
 }
 
 void sb_log_close(void)

@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@ struct json_writer {
         yajl_gen_status status;
         size_t depth; /* objects and arrays open */
         bool started; /* a top-level value was begun */
+        bool escape_invalid_utf8;
 };
 
 struct json_writer *jw_new(const char *indent, struct sb_error *err)
@@ -78,9 +80,31 @@ void jw_array_end(struct json_writer *w)
                 w->depth--;
 }
 
+void jw_escape_invalid_utf8(struct json_writer *w)
+{
+        w->escape_invalid_utf8 = true;
+}
+
+/* Keys and string values: yajl_gen passes any byte through, so a string
+ * that is no UTF-8 would make a document no JSON reader takes. */
+static void gen_string(struct json_writer *w, const char *s)
+{
+        _cleanup_free_ char *fixed = NULL;
+
+        if (w->escape_invalid_utf8 && !sb_utf8_valid(s)) {
+                fixed = sb_utf8_backslash_invalid(s);
+                if (fixed == NULL) {
+                        JW_CALL(w, yajl_gen_invalid_string);
+                        return;
+                }
+                s = fixed;
+        }
+        JW_CALL(w, yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)));
+}
+
 void jw_key(struct json_writer *w, const char *key)
 {
-        JW_CALL(w, yajl_gen_string(w->g, (const unsigned char *)key, strlen(key)));
+        gen_string(w, key);
 }
 
 void jw_string(struct json_writer *w, const char *s)
@@ -88,7 +112,7 @@ void jw_string(struct json_writer *w, const char *s)
         if (s == NULL)
                 JW_CALL(w, yajl_gen_null(w->g));
         else
-                JW_CALL(w, yajl_gen_string(w->g, (const unsigned char *)s, strlen(s)));
+                gen_string(w, s);
 }
 
 void jw_int(struct json_writer *w, int64_t v)

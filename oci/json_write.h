@@ -31,6 +31,13 @@ void jw_object_end(struct json_writer *w);
 void jw_array_begin(struct json_writer *w);
 void jw_array_end(struct json_writer *w);
 
+/* From now on, a key or string that is not valid UTF-8 is written with each
+ * byte that is no part of a valid sequence as the text \xHH (common/utf8.h):
+ * for documents that carry bytes sbrun did not choose (the audit trail's
+ * exec arguments), which must stay readable JSON. Without it such bytes go
+ * out as they are. */
+void jw_escape_invalid_utf8(struct json_writer *w);
+
 /* Values: alone as array elements, or after jw_key in an object. */
 void jw_key(struct json_writer *w, const char *key);
 void jw_string(struct json_writer *w, const char *s); /* NULL writes null */

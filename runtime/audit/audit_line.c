@@ -52,6 +52,9 @@ int audit_line_begin(struct audit_line *l, enum audit_event event, const char *i
         l->w = jw_new(NULL, err);
         if (l->w == NULL)
                 return -1;
+        /* An argument, a path or an error of a command line may be any
+         * bytes; a line that is no JSON would be lost to every reader. */
+        jw_escape_invalid_utf8(l->w);
         if (now == NULL || (id != NULL && l->id == NULL))
                 return sb_fail(err, ENOMEM, "audit line");
         jw_object_begin(l->w);

@@ -18,13 +18,13 @@ extern char **environ;
 static int read_stream(FILE *f, const char *name, audit_line_fn fn, void *ctx, struct sb_error *err)
 {
         _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
+        size_t cap = 0, lineno = 0;
         ssize_t n;
 
         while ((n = getline(&line, &cap, f)) > 0) {
                 if (line[n - 1] == '\n')
                         line[--n] = '\0';
-                if (n > 0 && fn(line, (size_t)n, ctx, err) < 0)
+                if (fn(line, (size_t)n, name, ++lineno, ctx, err) < 0)
                         return -1;
         }
         if (ferror(f))

@@ -7,7 +7,11 @@
 struct sb_error;
 struct audit_target;
 
-typedef int (*audit_line_fn)(const char *line, size_t len, void *ctx, struct sb_error *err);
+/* Each line without its newline, empty ones too (nothing is passed over
+ * here), with where it was: source (the file, or "journalctl's output")
+ * and its 1-based number there. */
+typedef int (*audit_line_fn)(const char *line, size_t len, const char *source, size_t lineno,
+                             void *ctx, struct sb_error *err);
 
 /* A file: its rotated copies (NAME.keep, ..., NAME.1) then NAME, each line
  * once (a missing file is no line). journald: the lines journalctl gives

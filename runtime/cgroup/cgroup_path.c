@@ -57,7 +57,9 @@ static int expand_slice(const char *slice, const char *shown, char **out, struct
                 return *out ? 0 : sb_fail(err, ENOMEM, FIELD);
         }
         size_t base = len - 6;
-        if (slice[0] == '-' || slice[base - 1] == '-' || strstr(slice, "--"))
+        /* base 0 (".slice") names no slice at all, and slice[base - 1]
+         * would be the byte before the string. */
+        if (base == 0 || slice[0] == '-' || slice[base - 1] == '-' || strstr(slice, "--"))
                 return sb_fail(err, 0, FIELD ": \"%s\": \"%s\" is not a valid slice name", shown,
                                slice);
         buf = malloc(len * (len / 2 + 2) + 1);

@@ -1,10 +1,14 @@
 /* `sbrun audit [--since T] [--id ID] [--format json|table]`: the audit
  * trail the operator's policy names (docs/policy.md#the-audit-trail),
  * oldest line first. json prints the lines as written; table one row per
- * line. --since takes an RFC 3339 time in UTC ("2026-12-05T10:00:00Z", or
+ * line, its cells escaped (common/text_escape.h). A line that is no record
+ * is a warning naming it, and the command then fails after showing the
+ * rest. --since takes an RFC 3339 time in UTC ("2026-12-05T10:00:00Z", or
  * a date "2026-12-05") or an age ("90s", "15m", "2h", "7d"). */
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/log.h"
+#include "common/text_escape.h"
 #include "oci/audit_record.h"
 #include "runtime/audit/audit_log.h"
 #include "runtime/audit/audit_read.h"
@@ -23,6 +27,7 @@ struct audit_query {
         const char *id;
         bool table;
         size_t shown;
+        size_t unreadable; /* lines that are no audit record, each warned of */
 };
 
 static int format_utc(time_t t, char *out, size_t size)
@@ -65,16 +70,50 @@ static int parse_since(const char *value, char *out, size_t size, struct sb_erro
                        value);
 }
 
-static int show(const char *line, size_t len, void *ctx, struct sb_error *err)
+/* A line that is no record (cut by a crash or a full disk, written by an
+ * older sbrun that let bytes other than UTF-8 through, or by someone
+ * else): named, never passed over in silence, and the rest of the trail
+ * still read. It matches no --id or --since, having neither. */
+static void warn_unreadable(struct audit_query *q, const char *source, size_t lineno,
+                            const struct sb_error *why)
+{
+        _cleanup_free_ char *text = sb_error_text(why);
+        _cleanup_free_ char *shown = sb_text_escape(text ? text : "");
+
+        q->unreadable++;
+        sb_warn("audit: line %zu of %s cannot be parsed: %s", lineno, source,
+                shown ? shown : "invalid");
+}
+
+/* A table cell: the line's text with no character that could end the row
+ * or drive the terminal (common/text_escape.h). */
+static char *cell(const char *text)
+{
+        return sb_text_escape(text != NULL ? text : "-");
+}
+
+static int print_row(const struct audit_record *r, struct sb_error *err)
+{
+        _cleanup_free_ char *time = cell(r->time), *event = cell(r->event), *id = cell(r->id),
+                            *parent = cell(r->parent), *detail = cell(r->detail);
+
+        if (time == NULL || event == NULL || id == NULL || parent == NULL || detail == NULL)
+                return sb_fail(err, ENOMEM, "audit");
+        printf("%-19.19s  %-7s  %-20s  %-6lld %-16s  %s\n", time, event, id, r->uid, parent,
+               detail);
+        return 0;
+}
+
+static int show(const char *line, size_t len, const char *source, size_t lineno, void *ctx,
+                struct sb_error *err)
 {
         struct audit_query *q = ctx;
         struct sb_error bad = { 0 };
         struct audit_record *r = audit_record_parse(line, len, &bad);
+        int ret = 0;
 
-        (void)err;
-        /* A line cut by a crash or a full disk is skipped, not fatal: the
-         * rest of the trail is still worth reading. */
         if (r == NULL) {
+                warn_unreadable(q, source, lineno, &bad);
                 sb_error_clear(&bad);
                 return 0;
         }
@@ -83,13 +122,11 @@ static int show(const char *line, size_t len, void *ctx, struct sb_error *err)
                 if (!q->table)
                         printf("%.*s\n", (int)len, line);
                 else
-                        printf("%-19.19s  %-7s  %-20s  %-6lld %-16s  %s\n", r->time ? r->time : "-",
-                               r->event ? r->event : "-", r->id ? r->id : "-", r->uid,
-                               r->parent ? r->parent : "-", r->detail);
+                        ret = print_row(r, err);
                 q->shown++;
         }
         audit_record_free(r);
-        return 0;
+        return ret;
 }
 
 int cmd_audit(const struct global_options *global, int argc, char **argv, struct sb_error *err)
@@ -128,6 +165,12 @@ int cmd_audit(const struct global_options *global, int argc, char **argv, struct
                        "CALLER", "DETAIL");
         if (ret == 0)
                 ret = audit_read(&t, show, &q, err);
+        /* Every line that could be read is shown; the status tells a
+         * script that the trail also holds some that could not. */
+        if (ret == 0 && q.unreadable > 0)
+                ret = sb_fail(err, 0,
+                              "audit: %zu line%s of the trail cannot be parsed (warned above)",
+                              q.unreadable, q.unreadable == 1 ? "" : "s");
         audit_target_release(&t);
         operator_policy_release(&policy);
         return ret < 0 ? 1 : 0;

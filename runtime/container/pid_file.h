@@ -3,8 +3,9 @@
 
 struct sb_error;
 
-/* --pid-file: the host pid, written whole (temporary file and rename), so an
- * engine polling for the file never reads a partial number. */
+/* --pid-file: the host pid, written whole (a new file renamed over path,
+ * common/caller_file.h), so an engine polling for the file never reads a
+ * partial number, and a symlink planted at path is replaced, not followed. */
 int pid_file_write(const char *path, int pid, struct sb_error *err);
 
 #endif

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # The audit trail (runtime/audit/, spec/audit_policy.h, docs/policy.md#the-audit-trail):
 # one JSON line per create, exec, kill, delete and verdict, each whole
-# however many sbrun processes append at once, read back by `sbrun audit`;
-# a log that cannot be written fails a strict create and warns under
-# standard; no container can bind the log's directory writable.
+# however many sbrun processes append at once, read back by `sbrun audit`
+# (its table escaped, a line it cannot parse named and failing it); a log
+# that cannot be written fails a strict create and warns under standard;
+# no container can bind the log's directory writable.
 
 load ../helpers
 
@@ -109,6 +110,56 @@ events() {
         [[ ${lines[2]} == *" verdict  $ID-a "*"exited exit_code=0"* ]] || fail "table: $output"
         run sbrun --policy "$p" audit --since yesterday
         [ "$status" -eq 1 ] && [[ $output == *'--since: "yesterday" is neither'* ]] || fail "$output"
+}
+
+@test "audit: the table shows an exec argument with a newline, an escape or a byte 0xff as one escaped row" {
+        make_bundle
+        set_args sleep 1000
+        local p forged
+        p=$(audit_policy)
+        # A row of its own, if the newline reached the terminal; ESC [2J
+        # would clear it.
+        forged=$'x\n2026-01-01T00:00:00  exec     forged                0      bash              rm -rf /\e[2J'
+        detached sbrun --policy "$p" run -d -b "$BUNDLE" "$ID" || fail "run -d failed"
+        sbrun --policy "$p" exec "$ID" echo "$forged" >/dev/null || fail "exec with a newline failed"
+        sbrun --policy "$p" exec "$ID" echo $'a\xffb' >/dev/null || fail "exec with 0xff failed"
+        sbrun --policy "$p" delete --force "$ID" || fail "delete failed"
+
+        # The writer keeps every line JSON: 0xff is the text \xff.
+        jq -e . "$LOG" >/dev/null || fail "the trail is no JSON: $(cat -v "$LOG")"
+        [ "$(jq -r 'select(.event == "exec") | .args[1]' "$LOG" | tail -n 1)" = 'a\xffb' ] ||
+                fail "exec line: $(grep exec "$LOG" | cat -v)"
+        run --separate-stderr sbrun --policy "$p" audit --id "$ID" --format table
+        [ "$status" -eq 0 ] || fail "audit: $status $output $stderr"
+        # Header, create, two execs, delete: one row each.
+        [ "${#lines[@]}" -eq 5 ] || fail "rows: $output"
+        [[ $output != *$'\e'* ]] || fail "an escape reached the terminal: $(cat -v <<<"$output")"
+        [[ ${lines[2]} == *" exec "*'echo x\n2026-01-01T00:00:00  exec     forged'*'rm -rf /\x1b[2J' ]] ||
+                fail "the newline's row: ${lines[2]}"
+        [[ ${lines[3]} == *" exec "*'echo a\xffb' ]] || fail "the 0xff's row: ${lines[3]}"
+}
+
+@test "audit: a line that cannot be parsed is named on stderr and fails sbrun audit, after the others" {
+        make_bundle
+        local p n
+        p=$(audit_policy)
+        sbrun --policy "$p" run -b "$BUNDLE" "$ID" || fail "run failed"
+        n=$(wc -l <"$LOG")
+        # What a crash leaves, and what an older sbrun wrote for an
+        # argument that was no UTF-8.
+        echo '{"time": "2026-01-01T00:00:00Z", "event": "exec", "id": "' >>"$LOG"
+        printf '{"event":"exec","id":"%s","args":["\xff"]}\n' "$ID" >>"$LOG"
+
+        run --separate-stderr sbrun --policy "$p" audit
+        [ "$status" -eq 1 ] || fail "status $status: $output $stderr"
+        [ "${#lines[@]}" -eq "$n" ] || fail "the readable lines: $output"
+        [[ $stderr == *"audit: line $((n + 1)) of $LOG cannot be parsed"* ]] || fail "stderr: $stderr"
+        [[ $stderr == *"audit: line $((n + 2)) of $LOG cannot be parsed"* ]] || fail "stderr: $stderr"
+        [[ $stderr == *"audit: 2 lines of the trail cannot be parsed"* ]] || fail "stderr: $stderr"
+        # The table, and a filter the lines cannot be matched against, say so too.
+        run --separate-stderr sbrun --policy "$p" audit --id "$ID" --format table
+        [ "$status" -eq 1 ] && [ "${#lines[@]}" -eq $((n + 1)) ] || fail "table: $status $output"
+        [[ $stderr == *"line $((n + 2)) of $LOG cannot be parsed"* ]] || fail "stderr: $stderr"
 }
 
 @test "audit: 200 concurrent creates leave 200 whole lines, across rotations" {

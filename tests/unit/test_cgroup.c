@@ -120,6 +120,11 @@ static void test_cgroup_path_systemd(void **state)
         expect_path_error(&delegated, "a--b.slice:p:x", true,
                           "linux.cgroupsPath: \"a--b.slice:p:x\": \"a--b.slice\" is not a valid "
                           "slice name");
+        /* Nothing before ".slice": the check of its last character once
+         * read the byte before the buffer (ASan). */
+        expect_path_error(&delegated, ".slice:a:b", true,
+                          "linux.cgroupsPath: \".slice:a:b\": \".slice\" is not a valid "
+                          "slice name");
         expect_path_error(&delegated, "system.slice:p:../../x", true,
                           "linux.cgroupsPath: \"system.slice:p:../../x\": invalid unit name");
         expect_path_error(&delegated, "system.slice:../p:x", true,

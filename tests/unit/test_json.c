@@ -6,6 +6,8 @@
 #include "oci/json_write.h"
 
 #include "common/error.h"
+#include "common/json_escape.h"
+#include "common/text_escape.h"
 #include "oci/config.h"
 
 #include <setjmp.h>
@@ -391,6 +393,55 @@ static void test_write_escaping(void **state)
         free(out);
 }
 
+/* Bytes that are no UTF-8 (an exec argument): as the text \xHH where the
+ * writer is told to, so the document stays JSON; valid sequences, however
+ * long, stay; overlong forms and surrogates are no UTF-8. */
+static void test_write_invalid_utf8(void **state)
+{
+        (void)state;
+        struct json_writer *w = writer(NULL);
+
+        jw_escape_invalid_utf8(w);
+        jw_array_begin(w);
+        jw_string(w, "a\xff b\xc3 é € \xf0\x9f\x98\x80 \xc0\xaf \xed\xa0\x80");
+        jw_array_end(w);
+        char *out = finish(w);
+        assert_string_equal(out, "[\"a\\\\xff b\\\\xc3 é € \xf0\x9f\x98\x80 \\\\xc0\\\\xaf "
+                                 "\\\\xed\\\\xa0\\\\x80\"]");
+        json_val v = parse_ok(out);
+        json_free(v);
+        free(out);
+
+        /* The log's escaping (common/json_escape.h) does the same. */
+        char *esc = sb_json_escape("a\xff \"é\"");
+        assert_string_equal(esc, "a\\\\xff \\\"é\\\"");
+        free(esc);
+}
+
+/* A table cell (common/text_escape.h): nothing that ends the row or drives
+ * the terminal; backslashes and printable text as they are. */
+static void test_text_escape(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "plain é \\n", "plain é \\n" },
+                { "a\nb\rc\td", "a\\nb\\rc\\td" },
+                { "\x1b[2J\x7f\x01", "\\x1b[2J\\x7f\\x01" },
+                { "csi\xc2\x9b", "csi\\u009b" },
+                { "\xe2\x80\xa8ls \xe2\x80\xaertl \xe2\x81\xa6iso",
+                  "\\u2028ls \\u202ertl \\u2066iso" },
+                { "\xff\xc3", "\\xff\\xc3" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *got = sb_text_escape(cases[i].in);
+                assert_string_equal(got, cases[i].out);
+                free(got);
+        }
+}
+
 static void expect_write_error(struct json_writer *w, const char *message)
 {
         struct sb_error err = { 0 };
@@ -461,6 +512,7 @@ int main(void)
                 cmocka_unit_test(test_each_member),        cmocka_unit_test(test_write_nesting),
                 cmocka_unit_test(test_write_numbers),      cmocka_unit_test(test_write_escaping),
                 cmocka_unit_test(test_write_errors),       cmocka_unit_test(test_write_fd_and_file),
+                cmocka_unit_test(test_write_invalid_utf8), cmocka_unit_test(test_text_escape),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
