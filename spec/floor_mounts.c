@@ -32,18 +32,19 @@ static const char *const engine_sockets[] = {
 /* A root or bind source that reaches a protected tree: refused naming the
  * tree and how it is reached ("\"/srv/x\" is inside sbrun's state root
  * /run/sbrun"). */
-static int judge_tree(const struct floor_identity *id, bool writable, const char *field,
-                      const char *value, const struct floor_context *ctx,
+static int judge_tree(const struct floor_identity *id, bool writable, bool is_root,
+                      const char *field, const char *value, const struct floor_context *ctx,
                       struct floor_report *report, struct sb_error *err)
 {
         const char *relation = NULL;
-        const struct floor_tree *t =
-                floor_tree_conflict(id, false, ctx->host->trees, ctx->host->n_trees, &relation);
+        const struct floor_tree *t = floor_tree_conflict(id, false, is_root, ctx->host->trees,
+                                                         ctx->host->n_trees, &relation);
         bool for_writing = false;
         _cleanup_free_ char *shown = NULL;
 
         if (t == NULL && writable) {
-                t = floor_tree_conflict(id, true, ctx->host->trees, ctx->host->n_trees, &relation);
+                t = floor_tree_conflict(id, true, is_root, ctx->host->trees, ctx->host->n_trees,
+                                        &relation);
                 for_writing = true;
         }
         if (t == NULL)
@@ -106,8 +107,8 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                 if (i >= ctx->host->n_binds || ctx->host->binds[i] == NULL)
                         return sb_fail(err, 0, "%s: \"%s\" was not judged before the check", field,
                                        m->source);
-                if (judge_tree(ctx->host->binds[i], !oci_mount_is_read_only(m), field, m->source,
-                               ctx, report, err) < 0)
+                if (judge_tree(ctx->host->binds[i], !oci_mount_is_read_only(m), false, field,
+                               m->source, ctx, report, err) < 0)
                         return -1;
                 rule = refusal(source);
                 if (rule == NULL)
@@ -448,8 +449,8 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
         /* The root is bound like any source: the same trees, under every
          * profile, judged once strict has made it read-only. */
         if (ctx->host->root != NULL &&
-            judge_tree(ctx->host->root, !config->root.readonly, "root.path", config->root.path, ctx,
-                       report, err) < 0)
+            judge_tree(ctx->host->root, !config->root.readonly, true, "root.path",
+                       config->root.path, ctx, report, err) < 0)
                 return -1;
         if (workspace(config, report, err) < 0)
                 return -1;

@@ -16,9 +16,13 @@
  * configuration, programs or kernel interfaces, nothing in it may be made
  * writable either (a read-only /etc/resolv.conf is an engine's ordinary
  * bind; a writable /etc/shadow or /proc/sys/kernel/core_pattern is root on
- * the host). Inside /run, /var and /dev the engines keep each container's
- * files (containerd's shm and rootfs, podman's hosts): only the trees
- * themselves are refused there. */
+ * the host). The host's programs may be bound in read-only (a toolchain's
+ * /usr), never be the root. Inside /run, /var and /dev the engines keep
+ * each container's files (containerd's shm and rootfs, podman's hosts):
+ * only the trees themselves are refused there. */
+#define PROGRAMS \
+        (FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE | FLOOR_TREE_READ_BIND_OK)
+
 static const struct {
         const char *path;
         unsigned flags;
@@ -32,13 +36,13 @@ static const struct {
         { "/var", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS },
         { "/boot", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
         { "/etc", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/usr", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/bin", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/sbin", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/lib", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/lib32", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/lib64", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
-        { "/libx32", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
+        { "/usr", PROGRAMS },
+        { "/bin", PROGRAMS },
+        { "/sbin", PROGRAMS },
+        { "/lib", PROGRAMS },
+        { "/lib32", PROGRAMS },
+        { "/lib64", PROGRAMS },
+        { "/libx32", PROGRAMS },
 };
 
 /* Engine sockets give root on the host to whoever can talk to them. */
@@ -165,11 +169,13 @@ static bool contains(const struct floor_identity *a, const char *a_path, const s
 }
 
 const struct floor_tree *floor_tree_conflict(const struct floor_identity *c, bool writable,
-                                             const struct floor_tree *trees, size_t n,
+                                             bool is_root, const struct floor_tree *trees, size_t n,
                                              const char **relation)
 {
         for (size_t i = 0; i < n; i++) {
                 const struct floor_tree *t = &trees[i];
+                if (!is_root && !writable && (t->flags & FLOOR_TREE_READ_BIND_OK))
+                        continue;
                 bool same =
                         (c->known && t->id.known && c->dev == t->id.dev && c->ino == t->id.ino) ||
                         (c->path != NULL &&

@@ -34,6 +34,8 @@ enum {
         FLOOR_TREE_INSIDE = 1 << 2,            /* the candidate is within it */
         FLOOR_TREE_WRITABLE_INSIDE = 1 << 3,   /* within it, and writable */
         FLOOR_TREE_WRITABLE_CONTAINS = 1 << 4, /* an ancestor of it, and writable */
+        FLOOR_TREE_READ_BIND_OK = 1 << 5,      /* but a read-only bind of it is allowed
+                                                * (never as the root) */
 };
 
 struct floor_tree {
@@ -59,10 +61,11 @@ int floor_trees_plan(const struct floor_tree_paths *paths, struct floor_tree **t
 void floor_trees_release(struct floor_tree *trees, size_t n);
 void floor_identity_release(struct floor_identity *id);
 
-/* The first tree that the candidate, writable or not, reaches in a way it
- * refuses, with *relation set to "is", "contains" or "is inside"; NULL: none. */
+/* The first tree that the candidate (the root, or a bind source), writable
+ * or not, reaches in a way it refuses, with *relation set to "is",
+ * "contains" or "is inside"; NULL: none. */
 const struct floor_tree *floor_tree_conflict(const struct floor_identity *candidate, bool writable,
-                                             const struct floor_tree *trees, size_t n,
+                                             bool is_root, const struct floor_tree *trees, size_t n,
                                              const char **relation);
 
 #endif

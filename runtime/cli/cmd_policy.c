@@ -26,6 +26,7 @@
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "spec/effective.h"
+#include "spec/floor_decide.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
@@ -259,40 +260,23 @@ static int explain_carry_out(const struct oci_config *config, const char *bundle
  * on a host that cannot enforce limits whether the container may run
  * without, the LSM labels this host can carry out, and the checks of
  * carrying the config out. */
-static int explain_runtime(const struct operator_policy *policy, enum policy_profile profile,
-                           struct oci_config *config, const char *bundle,
-                           struct bind_sources *binds, struct floor_report *report,
-                           struct sb_error *err)
+/* What create decides past the floor that needs this host's cgroups, then
+ * what it checks as it carries the config out. */
+static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
+                           const char *bundle, struct bind_sources *binds,
+                           struct floor_report *report, struct sb_error *err)
 {
-        struct landlock_host landlock;
-        struct landlock_rules rules;
         struct cgroup_root root = CGROUP_ROOT_INIT;
         _cleanup_free_ char *unusable = NULL;
-        struct lsm_host_facts lsm;
-        int seconds, ret;
         bool unenforced;
 
-        if (floor_wall_clock(policy, config, 0, &seconds, report, err) < 0 ||
-            cgroup_root_probe(&root, &unusable, err) < 0)
+        if (cgroup_root_probe(&root, &unusable, err) < 0)
                 return -1;
         cgroup_root_release(&root);
         if (floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
                                  err) < 0)
                 return -1;
-        /* The LSM labels as create decides them on this host. */
-        ret = lsm_host_probe(&lsm, err);
-        if (ret == 0)
-                ret = floor_lsm_decide(&lsm, config->process, NULL,
-                                       config->linux_ ? &config->linux_->mount_label : NULL, report,
-                                       err);
-        lsm_host_facts_release(&lsm);
-        landlock_host_probe(&landlock);
-        if (ret == 0 && (ret = floor_landlock_decide(policy, policy_profile_get(profile), config,
-                                                     &landlock, &rules, report, err)) == 0)
-                landlock_rules_release(&rules);
-        if (ret == 0)
-                ret = explain_carry_out(config, bundle, binds, report, err);
-        return ret;
+        return explain_carry_out(config, bundle, binds, report, err);
 }
 
 static int show(const struct global_options *global, struct sb_error *err)
@@ -428,10 +412,26 @@ static int explain(const struct global_options *global, const struct policy_opts
                                           .bind_stats = binds.stats,
                                           .n_bind_paths = binds.n,
                                           .explain = true };
+        struct lsm_host_facts lsm = { 0 };
+        struct landlock_host landlock;
+        const struct floor_decide_inputs in = { .effective = &opts,
+                                                .lsm = &lsm,
+                                                .landlock = &landlock };
+        struct floor_decision decision;
+
+        /* The one decision create makes, on the same facts. */
+        landlock_host_probe(&landlock);
         if (ret == 0)
-                ret = effective_spec_apply(config, &opts, &report, &profile, err);
-        if (ret == 0)
-                ret = explain_runtime(&policy, profile, config, bundle, &binds, &report, err);
+                ret = lsm_host_probe(&lsm, err);
+        if (ret == 0) {
+                ret = floor_decide(config, &in, &report, &decision, err);
+                profile = decision.profile;
+        }
+        if (ret == 0) {
+                landlock_rules_release(&decision.landlock);
+                ret = explain_runtime(&policy, config, bundle, &binds, &report, err);
+        }
+        lsm_host_facts_release(&lsm);
         if (ret == 0)
                 ret = explain_audit(&policy, global, profile, &report, err);
         if (ret == 0 && o->json)

@@ -27,6 +27,7 @@
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "spec/effective.h"
+#include "spec/floor_decide.h"
 #include "spec/floor_lsm.h"
 #include "spec/floor_runtime.h"
 #include "spec/floor_volumes.h"
@@ -65,16 +66,23 @@ static int check_request(const struct create_request *req, const struct oci_conf
         return 0;
 }
 
-/* The floor is merged before anything exists: a refusal leaves nothing.
- * It decides the wall-clock limit too (`run --timeout` in requested). */
-static int apply_floor(const struct global_options *global, struct create_ctx *c,
-                       int timeout_requested, struct sb_error *err)
+/* The whole decision (spec/floor_decide.h) before anything exists, so
+ * that a refusal leaves nothing: the floor merged in, the root and every
+ * bind source judged by what they are, the wall-clock limit (`run
+ * --timeout` in requested), the LSM labels this host offers (an unloaded
+ * profile fails here) and Landlock as this kernel offers it. */
+static int decide(const struct global_options *global, struct create_ctx *c, int timeout_requested,
+                  struct sb_error *err)
 {
         struct floor_host_facts facts;
+        struct lsm_host_facts lsm = { 0 };
+        struct landlock_host landlock;
         _cleanup_free_ char *audit_dir = audit_settings_dir(&c->policy.audit, global);
         struct floor_tree_paths trees;
+        struct floor_decision d;
 
         floor_host_tree_paths(global, audit_dir, &trees);
+        landlock_host_probe(&landlock);
         int ret = floor_host_gather(c->config, &c->binds, c->rootfs_fd, &trees, &facts, err);
         struct effective_options opts = {
                 .policy = &c->policy,
@@ -85,40 +93,24 @@ static int apply_floor(const struct global_options *global, struct create_ctx *c
                 .bind_stats = c->binds.stats,
                 .n_bind_paths = c->binds.n,
         };
+        const struct floor_decide_inputs in = { .effective = &opts,
+                                                .timeout_requested = timeout_requested,
+                                                .lsm = &lsm,
+                                                .landlock = &landlock };
 
         if (ret == 0)
-                ret = effective_spec_apply(c->config, &opts, &c->report, &c->profile, err);
-        if (ret == 0)
-                ret = floor_wall_clock(&c->policy, c->config, timeout_requested, &c->timeout,
-                                       &c->report, err);
+                ret = lsm_host_probe(&lsm, err);
+        if (ret == 0) {
+                ret = floor_decide(c->config, &in, &c->report, &d, err);
+                c->profile = d.profile;
+        }
+        if (ret == 0) {
+                c->timeout = d.timeout;
+                c->landlock = d.landlock;
+        }
+        lsm_host_facts_release(&lsm);
         floor_host_release(&facts);
         return ret;
-}
-
-/* AppArmor and SELinux as this host offers them, decided on the effective
- * config before anything exists: an unloaded profile leaves nothing. */
-static int decide_lsm(struct oci_config *config, struct sb_error *err)
-{
-        struct lsm_host_facts host;
-        int ret = lsm_host_probe(&host, err);
-
-        if (ret == 0)
-                ret = floor_lsm_decide(&host, config->process, NULL,
-                                       config->linux_ ? &config->linux_->mount_label : NULL, NULL,
-                                       err);
-        lsm_host_facts_release(&host);
-        return ret;
-}
-
-/* Landlock as the profile and the operator's policy ask for it and this
- * kernel offers it, decided before anything exists. */
-static int decide_landlock(struct create_ctx *c, struct sb_error *err)
-{
-        struct landlock_host host;
-
-        landlock_host_probe(&host);
-        return floor_landlock_decide(&c->policy, policy_profile_get(c->profile), c->config, &host,
-                                     &c->landlock, NULL, err);
 }
 
 /* Every step in the order it happens. Until the state directory exists a
@@ -154,9 +146,7 @@ int container_create(const struct global_options *global, const struct create_re
          * it is, and bound through that fd. */
         if (create_open_rootfs(&c, err) < 0)
                 goto out;
-        if (apply_floor(global, &c, req->timeout_seconds, err) < 0)
-                goto out;
-        if (decide_lsm(c.config, err) < 0 || decide_landlock(&c, err) < 0)
+        if (decide(global, &c, req->timeout_seconds, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0)
                 goto out;
