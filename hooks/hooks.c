@@ -53,9 +53,11 @@ const struct oci_hook_list *hook_list(const struct oci_hooks *hooks, enum hook_k
         return NULL;
 }
 
+/* Only poststop is a warning: runtime-spec 1.3 fails the operation on a
+ * poststart failure too (its caller stops the container). */
 static bool fails_operation(enum hook_kind kind)
 {
-        return kind != HOOK_POSTSTART && kind != HOOK_POSTSTOP;
+        return kind != HOOK_POSTSTOP;
 }
 
 /* Hook output goes to the log (or sbrun's stderr without one), never into

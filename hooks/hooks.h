@@ -22,9 +22,9 @@ const char *hook_kind_name(enum hook_kind kind);
 const struct oci_hook_list *hook_list(const struct oci_hooks *hooks, enum hook_kind kind);
 
 /* Run every hook of one kind with the state (status as the spec gives for
- * the kind) on stdin. prestart, createRuntime and createContainer fail on
- * the first failure; poststart and poststop log each failure as a warning
- * and go on. prepare (may be NULL) runs in each hook's child before exec,
+ * the kind) on stdin. Every kind but poststop fails on the first failure
+ * (for poststart the caller then stops the running container, as runtime-spec
+ * 1.3 and runc do); poststop logs each failure as a warning and goes on. prepare (may be NULL) runs in each hook's child before exec,
  * to enter the container's namespaces for createContainer (whose path is
  * opened before, in the runtime's namespace) and startContainer (whose path
  * is the container's). */

@@ -289,10 +289,21 @@ struct oci_personality {
 
 struct oci_intel_rdt {
         char *clos_id;
+        char **schemata; /* 1.3 */
+        size_t n_schemata;
         char *l3_cache_schema;
         char *mem_bw_schema;
-        bool has_enable_cmt, has_enable_mbm;
-        bool enable_cmt, enable_mbm;
+        bool has_enable_cmt, has_enable_mbm, has_enable_monitoring;
+        bool enable_cmt, enable_mbm; /* 1.2; 1.3 has enableMonitoring */
+        bool enable_monitoring;
+};
+
+/* 1.3 linux.memoryPolicy (set_mempolicy(2) for the container). */
+struct oci_memory_policy {
+        char *mode; /* "MPOL_BIND" … */
+        char *nodes;
+        char **flags;
+        size_t n_flags;
 };
 
 struct oci_linux {
@@ -321,6 +332,11 @@ struct oci_linux {
         struct oci_personality *personality;
         struct oci_kv *time_offsets; /* "monotonic"/"boottime" → "secs nanosecs" */
         size_t n_time_offsets;
+        struct oci_memory_policy *memory_policy; /* NULL when absent */
+        /* 1.3 linux.netDevices: host interface name → its name in the
+         * container (value NULL: the same name). */
+        struct oci_kv *net_devices;
+        size_t n_net_devices;
 };
 
 struct oci_config {

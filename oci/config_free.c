@@ -156,6 +156,7 @@ void oci_linux_free(struct oci_linux *l)
         free(l->mount_label);
         if (l->intel_rdt != NULL) {
                 free(l->intel_rdt->clos_id);
+                strv_free_n(l->intel_rdt->schemata, l->intel_rdt->n_schemata);
                 free(l->intel_rdt->l3_cache_schema);
                 free(l->intel_rdt->mem_bw_schema);
         }
@@ -166,6 +167,13 @@ void oci_linux_free(struct oci_linux *l)
         }
         free(l->personality);
         oci_kv_free(l->time_offsets, l->n_time_offsets);
+        if (l->memory_policy != NULL) {
+                free(l->memory_policy->mode);
+                free(l->memory_policy->nodes);
+                strv_free_n(l->memory_policy->flags, l->memory_policy->n_flags);
+        }
+        free(l->memory_policy);
+        oci_kv_free(l->net_devices, l->n_net_devices);
         free(l);
 }
 

@@ -1,6 +1,8 @@
 /* config.json `linux`, except `linux.resources` (config_parse_resources.c):
  * namespaces, id mappings, devices, seccomp, sysctl, masked/readonly paths,
- * intelRdt, personality, timeOffsets. */
+ * intelRdt, personality, timeOffsets, memoryPolicy, netDevices. Which of
+ * them sbrun carries out is spec/'s decision (docs/policy.md, "Every
+ * field"). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf */
 #endif
@@ -315,7 +317,7 @@ static int parse_intel_rdt(yajl_val obj, struct jpath *p, struct oci_linux *l, s
         struct oci_intel_rdt *rdt;
         yajl_val v = NULL;
         size_t saved;
-        int r = json_get_object(obj, "intelRdt", p, &v, err), c, m;
+        int r = json_get_object(obj, "intelRdt", p, &v, err), c, m, e;
 
         if (r <= 0)
                 return r;
@@ -325,16 +327,78 @@ static int parse_intel_rdt(yajl_val obj, struct jpath *p, struct oci_linux *l, s
         saved = jpath_key(p, "intelRdt");
         r = -1;
         if (json_get_string(v, "closID", p, &rdt->clos_id, err) >= 0 &&
+            json_get_strv(v, "schemata", p, &rdt->schemata, &rdt->n_schemata, err) >= 0 &&
             json_get_string(v, "l3CacheSchema", p, &rdt->l3_cache_schema, err) >= 0 &&
             json_get_string(v, "memBwSchema", p, &rdt->mem_bw_schema, err) >= 0 &&
             (c = json_get_bool(v, "enableCMT", p, &rdt->enable_cmt, err)) >= 0 &&
-            (m = json_get_bool(v, "enableMBM", p, &rdt->enable_mbm, err)) >= 0) {
+            (m = json_get_bool(v, "enableMBM", p, &rdt->enable_mbm, err)) >= 0 &&
+            (e = json_get_bool(v, "enableMonitoring", p, &rdt->enable_monitoring, err)) >= 0) {
                 rdt->has_enable_cmt = c > 0;
                 rdt->has_enable_mbm = m > 0;
+                rdt->has_enable_monitoring = e > 0;
                 r = 0;
         }
         jpath_pop(p, saved);
         return r;
+}
+
+static int parse_memory_policy(yajl_val obj, struct jpath *p, struct oci_linux *l,
+                               struct sb_error *err)
+{
+        struct oci_memory_policy *mp;
+        yajl_val v = NULL;
+        size_t saved;
+        int r = json_get_object(obj, "memoryPolicy", p, &v, err);
+
+        if (r <= 0)
+                return r;
+        mp = l->memory_policy = calloc(1, sizeof(*mp));
+        if (mp == NULL)
+                return sb_fail(err, ENOMEM, "memoryPolicy");
+        saved = jpath_key(p, "memoryPolicy");
+        r = 0;
+        if (json_require_string(v, "mode", p, &mp->mode, err) < 0 ||
+            json_get_string(v, "nodes", p, &mp->nodes, err) < 0 ||
+            json_get_strv(v, "flags", p, &mp->flags, &mp->n_flags, err) < 0)
+                r = -1;
+        jpath_pop(p, saved);
+        return r;
+}
+
+/* An object keyed by the host interface name; each value may rename it. */
+static int parse_net_devices(yajl_val obj, struct jpath *p, struct oci_linux *l,
+                             struct sb_error *err)
+{
+        yajl_val v = NULL;
+        size_t saved, len;
+        int r = json_get_object(obj, "netDevices", p, &v, err);
+
+        if (r <= 0)
+                return r;
+        len = v->u.object.len;
+        l->net_devices = calloc(len ? len : 1, sizeof(struct oci_kv));
+        if (l->net_devices == NULL)
+                return sb_fail(err, ENOMEM, "netDevices");
+        saved = jpath_key(p, "netDevices");
+        for (size_t i = 0; i < len; i++) {
+                struct oci_kv *kv = &l->net_devices[i];
+                size_t at = jpath_key(p, v->u.object.keys[i]);
+
+                l->n_net_devices++;
+                kv->key = strdup(v->u.object.keys[i]);
+                if (kv->key == NULL) {
+                        jpath_pop(p, saved);
+                        return sb_fail(err, ENOMEM, "netDevices");
+                }
+                if (json_check_object(v->u.object.values[i], p, err) < 0 ||
+                    json_get_string(v->u.object.values[i], "name", p, &kv->value, err) < 0) {
+                        jpath_pop(p, saved);
+                        return -1;
+                }
+                jpath_pop(p, at);
+        }
+        jpath_pop(p, saved);
+        return 0;
 }
 
 static int parse_personality(yajl_val obj, struct jpath *p, struct oci_linux *l,
@@ -467,7 +531,8 @@ int oci_parse_linux_obj(yajl_val v, struct jpath *p, struct oci_linux *l, struct
             parse_path_lists(v, p, l, err) < 0 ||
             json_get_string(v, "mountLabel", p, &l->mount_label, err) < 0 ||
             parse_intel_rdt(v, p, l, err) < 0 || parse_personality(v, p, l, err) < 0 ||
-            parse_time_offsets(v, p, l, err) < 0)
+            parse_time_offsets(v, p, l, err) < 0 || parse_memory_policy(v, p, l, err) < 0 ||
+            parse_net_devices(v, p, l, err) < 0)
                 return -1;
         return 0;
 }

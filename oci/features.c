@@ -36,15 +36,21 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
         jw_object_end(w);
 }
 
-/* LSM, RDT and idmap support are fixed by sbrun's design, not chosen per
- * build, so struct oci_features carries no fields for them: cgroup v2 only,
- * through cgroupfs or systemd's system manager (no systemd --user driver); AppArmor profiles and SELinux
- * labels where the host enables them (spec/floor_lsm.h), as runc reports
- * what it supports; no resctrl; bwrap cannot make idmapped mounts (docs/design.md,
- * bwrap behaviours: "bwrap cannot make sysfs, cgroup2, devpts or idmapped
- * mounts"). */
+/* LSM, RDT, NUMA, network device and idmap support are fixed by sbrun's
+ * design, not chosen per build, so struct oci_features carries no fields for
+ * them: cgroup v2 only, through cgroupfs or systemd (the system manager, or
+ * a rootless caller's own systemd --user: runtime/cgroup/systemd_scope.c),
+ * RDMA limits written to rdma.max (runtime/cgroup/cgroup_resources.c);
+ * AppArmor profiles and SELinux labels where the host enables them
+ * (spec/floor_lsm.h), as runc reports what it supports; no resctrl, no
+ * memory policy, no network device moved in (spec/floor_spec_fields.c
+ * refuses linux.intelRdt, linux.memoryPolicy and linux.netDevices); bwrap
+ * cannot make idmapped mounts (docs/design.md, bwrap behaviours: "bwrap
+ * cannot make sysfs, cgroup2, devpts or idmapped mounts"). */
 static void write_linux(struct json_writer *w, const struct oci_features *f)
 {
+        static const char *const none[] = { NULL };
+
         jw_kv_object_begin(w, "linux");
         write_strv(w, "namespaces", f->namespaces);
         write_strv(w, "capabilities", f->capabilities);
@@ -52,16 +58,22 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_bool(w, "v1", false);
         jw_kv_bool(w, "v2", true);
         jw_kv_bool(w, "systemd", f->cgroup_systemd);
-        jw_kv_bool(w, "systemdUser", false);
-        jw_kv_bool(w, "rdma", false);
+        jw_kv_bool(w, "systemdUser", f->cgroup_systemd);
+        jw_kv_bool(w, "rdma", true);
         jw_object_end(w);
         write_seccomp(w, f);
         write_enabled(w, "apparmor", true);
         write_enabled(w, "selinux", true);
         write_enabled(w, "intelRdt", false);
+        /* [], not absent: no mode and no flag is supported. */
+        jw_kv_object_begin(w, "memoryPolicy");
+        jw_kv_strv(w, "modes", none);
+        jw_kv_strv(w, "flags", none);
+        jw_object_end(w);
         jw_kv_object_begin(w, "mountExtensions");
         write_enabled(w, "idmap", false);
         jw_object_end(w);
+        write_enabled(w, "netDevices", false);
         jw_object_end(w);
 }
 

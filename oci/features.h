@@ -23,7 +23,9 @@ struct oci_features {
         const char *const *annotation_keys; /* pairs key, value, NULL */
         /* potentiallyUnsafeConfigAnnotations: keys, or prefixes ending in "." */
         const char *const *unsafe_annotations;
-        bool cgroup_systemd; /* the systemd cgroup driver is built in */
+        /* The systemd cgroup driver is built in: the system manager, and a
+         * rootless caller's systemd --user (systemdUser). */
+        bool cgroup_systemd;
 };
 
 /* Serialise as the features JSON, pretty-printed. */

@@ -44,6 +44,7 @@ int effective_process_apply(const struct oci_config *container, struct oci_proce
 
         view.process = process;
         if (floor_select(policy, &view, NULL, &ctx, &report, err) == 0 &&
+            floor_process_fields(process, "process", &report, err) == 0 &&
             floor_caps(&view, &ctx, &report, err) == 0 &&
             floor_process(&view, &ctx, &report, err) == 0) {
                 *profile = ctx.profile->id;

@@ -73,10 +73,11 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
 {
         typedef int (*concern_fn)(struct oci_config *, const struct floor_context *,
                                   struct floor_report *, struct sb_error *);
-        static const concern_fn concerns[] = { floor_privileged, floor_namespaces, floor_caps,
-                                               floor_process,    floor_paths,      floor_mounts,
-                                               floor_volumes,    floor_devices,    floor_limits,
-                                               floor_resources,  floor_syscalls };
+        static const concern_fn concerns[] = {
+                floor_privileged, floor_spec_fields, floor_namespaces, floor_caps,
+                floor_process,    floor_paths,       floor_mounts,     floor_volumes,
+                floor_devices,    floor_limits,      floor_resources,  floor_syscalls
+        };
 
         for (size_t i = 0; i < sizeof(concerns) / sizeof(concerns[0]); i++) {
                 if (concerns[i](config, ctx, report, err) < 0)

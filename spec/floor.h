@@ -109,6 +109,15 @@ bool floor_device_allowed(char type, int64_t major, int64_t minor, const char *p
                           const struct floor_context *ctx);
 
 /* The concerns, one file each; each takes the same arguments. */
+/* spec_fields: the runtime-spec fields sbrun does not carry out, refused by
+ * name (and an ociVersion of another major version). */
+int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx,
+                      struct floor_report *report, struct sb_error *err);
+/* Its process part, for `exec --process` too; prefix names the process in
+ * messages ("process"). */
+struct oci_process;
+int floor_process_fields(const struct oci_process *p, const char *prefix,
+                         struct floor_report *report, struct sb_error *err);
 int floor_privileged(struct oci_config *config, const struct floor_context *ctx,
                      struct floor_report *report, struct sb_error *err);
 int floor_namespaces(struct oci_config *config, const struct floor_context *ctx,

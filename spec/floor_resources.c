@@ -18,15 +18,22 @@ static int refuse(struct floor_report *report, struct sb_error *err, const char 
         return floor_refuse(report, err, field, value, rule);
 }
 
-/* memory.swap is memory+swap, as in v1 (runc's rule): -1 and 0 need
- * nothing, any other value a memory limit it is not below. The conversion
- * to v2's swap-only file is runtime/cgroup/cgroup_resources.c's. */
+/* memory.checkBeforeUpdate (1.3) true is refused: sbrun does not compare
+ * a new limit with the usage. memory.swap is memory+swap, as in v1 (runc's
+ * rule): -1 and 0 need nothing, any other value a memory limit it is not
+ * below. The conversion to v2's swap-only file is
+ * runtime/cgroup/cgroup_resources.c's. */
 static int memory(const struct oci_memory *m, const char *prefix, struct floor_report *report,
                   struct sb_error *err)
 {
         int64_t limit = m->has_limit ? m->limit : 0;
         char value[96];
 
+        /* false is what sbrun does: a limit is written as given. */
+        if (m->has_check_before_update && m->check_before_update &&
+            refuse(report, err, prefix, "memory.checkBeforeUpdate", "true",
+                   "not supported by sbrun: a new limit is not checked against the usage") < 0)
+                return -1;
         if (!m->has_swap || m->swap == -1 || m->swap == 0)
                 return 0;
         snprintf(value, sizeof(value), "%" PRId64 " (memory.limit %" PRId64 ")", m->swap, limit);

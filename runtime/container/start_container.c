@@ -9,6 +9,7 @@
 #include "oci/state.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/container_status.h"
+#include "runtime/container/deadline_kill.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/container/state_dir.h"
 
@@ -85,6 +86,34 @@ static void abort_start(const struct oci_state *state)
         }
 }
 
+/* How long start waits for a container killed after a failed poststart
+ * hook to be gone, so that its state reads stopped when start returns. */
+#define POSTSTART_KILL_WAIT_MS 10000
+
+/* A poststart hook failed (runtime-spec 1.3: the runtime must fail and stop
+ * the container, as runc kills it): its process runs already, so the whole
+ * container is killed, as at a wall-clock deadline. */
+static void stop_after_poststart(const struct oci_state *state)
+{
+        struct sb_error e = { 0 };
+        _cleanup_close_ int pidfd = container_pidfd(state, &e);
+        int r = -1;
+
+        if (pidfd >= 0)
+                r = deadline_kill(pidfd, state->pid, state->cgroup_path, &e);
+        if (r == 0) {
+                struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+                while (poll(&pfd, 1, POSTSTART_KILL_WAIT_MS) < 0 && errno == EINTR)
+                        ;
+        } else {
+                char *text = sb_error_text(&e);
+                sb_warn("start: stop the container after its poststart hook failed: %s",
+                        text ? text : "failed");
+                free(text);
+        }
+        sb_error_clear(&e);
+}
+
 int container_start(const struct global_options *global, const char *id, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
@@ -137,15 +166,11 @@ int container_start(const struct global_options *global, const char *id, struct 
         SB_FAULT_POINT("start.after-state-update");
         unlinkat(sd.dir_fd, EXEC_FIFO, 0);
         SB_FAULT_POINT("start.after-fifo-removed");
-        ret = 0;
-        /* poststart failures are warnings: the process runs already. */
-        struct sb_error hook_err = { 0 };
-        if (hooks_run(&config->hooks, HOOK_POSTSTART, state, NULL, NULL, &hook_err) < 0) {
-                char *text = sb_error_text(&hook_err);
-                sb_warn("%s", text ? text : "poststart hooks failed");
-                free(text);
-                sb_error_clear(&hook_err);
+        if (hooks_run(&config->hooks, HOOK_POSTSTART, state, NULL, NULL, err) < 0) {
+                stop_after_poststart(state);
+                goto out;
         }
+        ret = 0;
 out:
         oci_config_free(config);
         oci_state_free(state);

@@ -418,7 +418,7 @@ with_stdin() {
 # sbrun features, which containerd 2.x runs through the shim (BinaryName
 # features) to choose what to put in config.json
 
-# The properties runtime-spec v1.2.0 defines (features.md, features-linux.md):
+# The properties runtime-spec v1.3.0 defines (features.md, features-linux.md):
 # the document "MUST NOT contain properties that are not defined in this
 # version", ociVersionMax.
 FEATURES_PATHS='ociVersionMin ociVersionMax hooks mountOptions annotations
@@ -428,26 +428,28 @@ linux.cgroup.systemdUser linux.cgroup.rdma linux.seccomp linux.seccomp.enabled
 linux.seccomp.actions linux.seccomp.operators linux.seccomp.archs
 linux.seccomp.knownFlags linux.seccomp.supportedFlags linux.apparmor
 linux.apparmor.enabled linux.selinux linux.selinux.enabled linux.intelRdt
-linux.intelRdt.enabled linux.mountExtensions linux.mountExtensions.idmap
-linux.mountExtensions.idmap.enabled'
+linux.intelRdt.enabled linux.intelRdt.schemata linux.intelRdt.monitoring
+linux.memoryPolicy linux.memoryPolicy.modes linux.memoryPolicy.flags
+linux.mountExtensions linux.mountExtensions.idmap
+linux.mountExtensions.idmap.enabled linux.netDevices linux.netDevices.enabled'
 
-@test "sbrun features: runtime-spec 1.2.0 properties only, and true of sbrun" {
+@test "sbrun features: runtime-spec 1.3.0 properties only, and true of sbrun" {
         run "$CTRD_WRAPPER" features
         [ "$status" -eq 0 ] || fail "features: $output"
         local doc=$output p
         [ "$(jq -r .ociVersionMin <<<"$doc")" = 1.0.0 ]
-        [ "$(jq -r .ociVersionMax <<<"$doc")" = 1.2.0 ]
+        [ "$(jq -r .ociVersionMax <<<"$doc")" = 1.3.0 ]
         # Every property is one the spec defines (annotations' keys are free).
         for p in $(jq -r 'paths | map(tostring) | join(".")' <<<"$doc" |
                 grep -v '^annotations\.' | grep -Ev '\.[0-9]+$'); do
-                [[ " $(echo $FEATURES_PATHS) " == *" $p "* ]] || fail "features: \"$p\" is not in runtime-spec 1.2.0"
+                [[ " $(echo $FEATURES_PATHS) " == *" $p "* ]] || fail "features: \"$p\" is not in runtime-spec 1.3.0"
         done
         # What sbrun does: every hook, cgroup v2 through cgroupfs and
         # systemd's system manager (tests/vm/systemd_cgroup.bats), seccomp,
         # AppArmor and SELinux labels (tests/integration/lsm.bats); no RDT, no
         # idmapped mounts.
         [ "$(jq -c .hooks <<<"$doc")" = '["prestart","createRuntime","createContainer","startContainer","poststart","poststop"]' ]
-        [ "$(jq -c .linux.cgroup <<<"$doc")" = '{"v1":false,"v2":true,"systemd":true,"systemdUser":false,"rdma":false}' ]
+        [ "$(jq -c .linux.cgroup <<<"$doc")" = '{"v1":false,"v2":true,"systemd":true,"systemdUser":true,"rdma":true}' ]
         [ "$(jq -r .linux.seccomp.enabled <<<"$doc")" = true ]
         [ "$(jq -c '[.linux.apparmor, .linux.selinux, .linux.intelRdt, .linux.mountExtensions.idmap] | map(.enabled)' <<<"$doc")" = '[true,true,false,false]' ]
         [ "$(jq -r '.linux.seccomp | (.supportedFlags - .knownFlags) | length' <<<"$doc")" = 0 ]

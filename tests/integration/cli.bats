@@ -84,6 +84,21 @@ load ../helpers
         [ "$(jq -r '.annotations["run.sbrun.cgroup.devices"]' <<<"$output")" = ebpf ]
 }
 
+@test "features is true of sbrun: runtime-spec 1.3.0, the user's systemd, RDMA, no RDT, NUMA policy or net devices" {
+        run sbrun features
+        [ "$status" -eq 0 ]
+        # 1.3.0: every field of 1.3 has its decision (docs/policy.md).
+        [ "$(jq -r .ociVersionMax <<<"$output")" = 1.3.0 ]
+        # A rootless caller's cgroup goes through its own systemd --user
+        # (runtime/cgroup/systemd_scope.c); rdma limits are written to rdma.max.
+        [ "$(jq -c .linux.cgroup <<<"$output")" = '{"v1":false,"v2":true,"systemd":true,"systemdUser":true,"rdma":true}' ]
+        # What spec/floor_spec_fields.c refuses is not claimed.
+        [ "$(jq -c '[.linux.intelRdt.enabled, .linux.netDevices.enabled, .linux.mountExtensions.idmap.enabled]' <<<"$output")" = '[false,false,false]' ]
+        [ "$(jq -c .linux.memoryPolicy <<<"$output")" = '{"modes":[],"flags":[]}' ]
+        # Recursive read-only is not carried out: not claimed.
+        [ "$(jq -r '.mountOptions | index("rro")' <<<"$output")" = null ]
+}
+
 @test "--debug logs debug messages, to the --log file or else to stderr" {
         make_bundle
         set_args echo debug-ok

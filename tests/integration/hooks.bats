@@ -137,22 +137,40 @@ create_hook_fails() {
         assert_no_leftovers "$ID"
 }
 
-@test "a failing poststart hook is a warning; the rest still run" {
+@test "a failing poststart hook fails start and stops the container; later ones do not run" {
         hooks_bundle '.hooks.poststart = [
                 {path: $host, args: ["hook.sh", "poststart1", $rec, "3"]},
                 {path: $host, args: ["hook.sh", "poststart2", $rec]}]'
         run detached sbrun create -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
+        local pid
+        pid=$(container_pid "$ID")
 
+        # runtime-spec 1.3: the runtime fails the operation and stops the
+        # container (runc kills it), which a warning did not.
         run sbrun start "$ID"
-        [ "$status" -eq 0 ]
+        [ "$status" -ne 0 ] || fail "start succeeded: $output"
+        [[ $output == *"hooks.poststart[0]"*"exit status 3"* ]] || fail "start: $output"
         [ -e "$TEST_DIR/rec/poststart1.state" ]
-        [ -e "$TEST_DIR/rec/poststart2.state" ]
-        # The warning, not the hook's own output line (level=info).
-        grep -q 'level=warning msg="hooks.poststart\[0\] (output: output of poststart1): hook .*: exit status 3"' \
-                "$TEST_DIR/sbrun.log"
-        ! grep -q 'level=warning msg="hooks.poststart\[1\]' "$TEST_DIR/sbrun.log"
-        [ "$(container_status "$ID")" = running ]
+        [ ! -e "$TEST_DIR/rec/poststart2.state" ]
+        # Stopped when start returns: no process left of it.
+        [ "$(container_status "$ID")" = stopped ]
+        [ ! -e "/proc/$pid" ] || [ "$(awk '{print $3}' "/proc/$pid/stat")" = Z ] ||
+                fail "the container process $pid still runs"
+        run sbrun delete "$ID"
+        [ "$status" -eq 0 ]
+        [ "$(jq -r .status "$TEST_DIR/rec/poststop.state")" = stopped ]
+        assert_no_leftovers "$ID"
+}
+
+@test "run fails on a failing poststart hook and leaves nothing" {
+        hooks_bundle '.hooks.poststart[0].args += ["3"]'
+        # Short, so that a run that ignores the failure ends and is seen.
+        set_cmd 'sleep 2'
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -ne 0 ] || fail "run succeeded: $output"
+        [[ $output == *"hooks.poststart[0]"*"exit status 3"* ]] || fail "run: $output"
+        assert_no_leftovers "$ID"
 }
 
 @test "a failing poststop hook is a warning; delete still removes everything" {

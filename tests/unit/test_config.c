@@ -301,6 +301,17 @@ static void test_full_document_linux(void **state)
         assert_true(l->intel_rdt->has_enable_mbm);
         assert_false(l->intel_rdt->enable_mbm);
         assert_string_equal(l->personality->domain, "LINUX32");
+        assert_int_equal(l->intel_rdt->n_schemata, 2);
+        assert_string_equal(l->intel_rdt->schemata[1], "MB:0=20");
+        assert_true(l->intel_rdt->has_enable_monitoring);
+        assert_true(l->intel_rdt->enable_monitoring);
+        assert_string_equal(l->memory_policy->mode, "MPOL_BIND");
+        assert_string_equal(l->memory_policy->nodes, "0-1");
+        assert_int_equal(l->memory_policy->n_flags, 1);
+        assert_int_equal(l->n_net_devices, 2);
+        assert_string_equal(l->net_devices[0].key, "eth1");
+        assert_string_equal(l->net_devices[0].value, "eth1");
+        assert_null(l->net_devices[1].value);
 
         assert_true(r->memory->has_limit);
         assert_int_equal(r->memory->limit, -1);
@@ -536,6 +547,12 @@ static void test_linux_errors(void **state)
         expect_error(
                 LINUX("'personality':{'domain':'LINUX64'}"),
                 "config.json: linux.personality.domain: unknown personality domain \"LINUX64\"");
+        expect_error(LINUX("'memoryPolicy':{'nodes':'0'}"),
+                     "config.json: linux.memoryPolicy.mode: required");
+        expect_error(LINUX("'netDevices':{'eth0':'eth1'}"),
+                     "config.json: linux.netDevices.eth0: expected an object, got \"eth1\"");
+        expect_error(LINUX("'intelRdt':{'schemata':'L3:0=f'}"),
+                     "config.json: linux.intelRdt.schemata: expected an array, got \"L3:0=f\"");
 }
 
 static void test_seccomp_errors(void **state)

@@ -3,8 +3,9 @@
  * first refusal fails, its message is the error) and as explain runs it
  * (refusals recorded, the merge goes on), and explain's record of the
  * refusal must read exactly as create's error. The resource refusals
- * (spec/floor_resources.c) are all here; update's check is the same
- * function under its own prefix. */
+ * (spec/floor_resources.c) are all here, and the runtime-spec fields sbrun
+ * does not carry out (spec/floor_spec_fields.c); update's check is the
+ * same function under its own prefix. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -79,6 +80,47 @@ static const struct refusal refusals[] = {
         { RES("'unified':{'cgroup.subtree_control':'+cpu'}"),
           "linux.resources.unified: \"cgroup.subtree_control\" refused (rule: cgroup.* files are "
           "sbrun's to manage (only cgroup.max.depth and cgroup.max.descendants may be set))" },
+        { RES("'memory':{'checkBeforeUpdate':true}"),
+          "linux.resources.memory.checkBeforeUpdate: true refused (rule: not supported by sbrun: "
+          "a new limit is not checked against the usage)" },
+        /* The runtime-spec fields sbrun does not carry out
+         * (spec/floor_spec_fields.c). */
+        { SPEC(",'ioPriority':{'class':'IOPRIO_CLASS_RT','priority':0}", "", ""),
+          "process.ioPriority: IOPRIO_CLASS_RT 0 refused (rule: not supported by sbrun: the I/O "
+          "priority (ioprio_set) is not set)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_FIFO','priority':1}", "", ""),
+          "process.scheduler: SCHED_FIFO refused (rule: not supported by sbrun: the scheduling "
+          "policy (sched_setattr) is not set)" },
+        { SPEC(",'execCPUAffinity':{'initial':'0-1'}", "", ""),
+          "process.execCPUAffinity: initial \"0-1\" final \"\" refused (rule: not supported by "
+          "sbrun: the CPU affinity (sched_setaffinity) is not set)" },
+        { SPEC("",
+               ",'mounts':[{'destination':'/m','type':'tmpfs','gidMappings':"
+               "[{'containerID':0,'hostID':1000,'size':10}]}]",
+               ""),
+          "mounts[0].gidMappings: containerID 0 hostID 1000 size 10 refused (rule: not supported "
+          "by sbrun: bwrap cannot make idmapped mounts)" },
+        { SPEC("", "", ",'intelRdt':{'l3CacheSchema':'L3:0=f'}"),
+          "linux.intelRdt: (set) refused (rule: not supported by sbrun: no resctrl (Intel RDT) "
+          "group is made)" },
+        { SPEC("", "", ",'memoryPolicy':{'mode':'MPOL_INTERLEAVE','nodes':'0-3'}"),
+          "linux.memoryPolicy: MPOL_INTERLEAVE nodes \"0-3\" refused (rule: not supported by "
+          "sbrun: the NUMA policy (set_mempolicy) is not set)" },
+        { SPEC("", "", ",'netDevices':{'ens3':{}}"),
+          "linux.netDevices: \"ens3\" refused (rule: not supported by sbrun: no host network "
+          "device is moved into the container)" },
+        { SPEC("", "", ",'timeOffsets':{'boottime':{'secs':-5,'nanosecs':7}}"),
+          "linux.timeOffsets: boottime -5 7 refused (rule: not supported by sbrun: offsets need a "
+          "time namespace, which bwrap cannot make)" },
+        { SPEC("", "", ",'personality':{'domain':'LINUX','flags':[]}"),
+          "linux.personality: LINUX refused (rule: not supported by sbrun: the execution domain "
+          "(personality) is not set)" },
+        { "{'ociVersion':'2.0.0','root':{'path':'rootfs'}}",
+          "ociVersion: \"2.0.0\" refused (rule: newer than sbrun supports (1.3.0))" },
+        { "{'ociVersion':'0.5.0','root':{'path':'rootfs'}}",
+          "ociVersion: \"0.5.0\" refused (rule: older than sbrun supports (1.0.0))" },
+        { "{'ociVersion':'latest','root':{'path':'rootfs'}}",
+          "ociVersion: \"latest\" refused (rule: a runtime-spec version is MAJOR.MINOR.PATCH)" },
         /* Refusals of other concerns, the same agreement. */
         { SPEC("",
                ",'mounts':[{'destination':'/run','type':'tmpfs','source':'tmpfs',"

@@ -1,0 +1,221 @@
+/* The runtime-spec fields sbrun parses but does not carry out, refused by
+ * name: runtime.md says a runtime MUST generate an error for what it cannot
+ * carry out, and sbrun drops nothing without a word. Every field of the
+ * spec has its decision in docs/policy.md ("Every runtime-spec field"); the
+ * ones this file refuses are the "refused" rows there. Also the config's
+ * ociVersion: a major version sbrun does not know is refused. */
+#include "config.h"
+
+#include "common/error.h"
+#include "common/log.h"
+#include "oci/config.h"
+#include "spec/floor.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOT_SUPPORTED "not supported by sbrun: "
+
+/* "MAJOR.MINOR…" as two numbers; false for anything else. */
+static bool version_numbers(const char *v, unsigned long *major, unsigned long *minor)
+{
+        char *end = NULL;
+
+        if (v == NULL || *v < '0' || *v > '9')
+                return false;
+        *major = strtoul(v, &end, 10);
+        if (*end != '.' || end[1] < '0' || end[1] > '9')
+                return false;
+        *minor = strtoul(end + 1, NULL, 10);
+        return true;
+}
+
+/* runc reads any ociVersion. sbrun refuses another major version: by
+ * SemVer it may change what a field means, which sbrun cannot know. A newer
+ * minor version of 1 only adds fields, so it is run, with a warning that
+ * fields added after SBRUN_OCI_VERSION are not read. */
+static int oci_version(const struct oci_config *config, struct floor_report *report,
+                       struct sb_error *err)
+{
+        unsigned long major = 0, minor = 0, our_major = 0, our_minor = 0;
+        char value[128], rule[128];
+
+        snprintf(value, sizeof(value), "\"%.100s\"",
+                 config->oci_version ? config->oci_version : "");
+        if (!version_numbers(SBRUN_OCI_VERSION, &our_major, &our_minor))
+                return 0;
+        if (!version_numbers(config->oci_version, &major, &minor))
+                return floor_refuse(report, err, "ociVersion", value,
+                                    "a runtime-spec version is MAJOR.MINOR.PATCH");
+        if (major > our_major) {
+                snprintf(rule, sizeof(rule), "newer than sbrun supports (%s)", SBRUN_OCI_VERSION);
+                return floor_refuse(report, err, "ociVersion", value, rule);
+        }
+        if (major < our_major)
+                return floor_refuse(report, err, "ociVersion", value,
+                                    "older than sbrun supports (1.0.0)");
+        if (minor > our_minor && report->log)
+                sb_warn("ociVersion: %s is newer than sbrun supports (%s): fields added since "
+                        "are not read",
+                        value, SBRUN_OCI_VERSION);
+        return 0;
+}
+
+static int io_priority(const struct oci_io_priority *io, const char *prefix,
+                       struct floor_report *report, struct sb_error *err)
+{
+        char field[64], value[96];
+
+        snprintf(field, sizeof(field), "%s.ioPriority", prefix);
+        snprintf(value, sizeof(value), "%s %" PRId32, io->klass ? io->klass : "?", io->priority);
+        return floor_refuse(report, err, field, value,
+                            NOT_SUPPORTED "the I/O priority (ioprio_set) is not set");
+}
+
+static int scheduler(const struct oci_scheduler *s, const char *prefix, struct floor_report *report,
+                     struct sb_error *err)
+{
+        char field[64], value[96];
+
+        snprintf(field, sizeof(field), "%s.scheduler", prefix);
+        snprintf(value, sizeof(value), "%s", s->policy ? s->policy : "?");
+        return floor_refuse(report, err, field, value,
+                            NOT_SUPPORTED "the scheduling policy (sched_setattr) is not set");
+}
+
+static int exec_cpu_affinity(const struct oci_exec_cpu_affinity *a, const char *prefix,
+                             struct floor_report *report, struct sb_error *err)
+{
+        char field[64], value[160];
+
+        snprintf(field, sizeof(field), "%s.execCPUAffinity", prefix);
+        snprintf(value, sizeof(value), "initial \"%.60s\" final \"%.60s\"",
+                 a->initial ? a->initial : "", a->final ? a->final : "");
+        return floor_refuse(report, err, field, value,
+                            NOT_SUPPORTED "the CPU affinity (sched_setaffinity) is not set");
+}
+
+int floor_process_fields(const struct oci_process *p, const char *prefix,
+                         struct floor_report *report, struct sb_error *err)
+{
+        if (p == NULL)
+                return 0;
+        if ((p->io_priority && io_priority(p->io_priority, prefix, report, err) < 0) ||
+            (p->scheduler && scheduler(p->scheduler, prefix, report, err) < 0) ||
+            (p->exec_cpu_affinity &&
+             exec_cpu_affinity(p->exec_cpu_affinity, prefix, report, err) < 0))
+                return -1;
+        return 0;
+}
+
+/* Each idmapped mount's first range names it; bwrap makes no idmapped
+ * mount, and sbrun refuses the "idmap" option too
+ * (runtime/sandbox/mount_translate.c). */
+static int mount_idmaps(const struct oci_config *config, struct floor_report *report,
+                        struct sb_error *err)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                const struct oci_mount *m = &config->mounts[i];
+                const struct {
+                        const char *key;
+                        const struct oci_idmap *maps;
+                        size_t n;
+                } kinds[] = {
+                        { "uidMappings", m->uid_mappings, m->n_uid_mappings },
+                        { "gidMappings", m->gid_mappings, m->n_gid_mappings },
+                };
+                for (size_t k = 0; k < 2; k++) {
+                        char field[64], value[128];
+                        /* An empty list asks for nothing. */
+                        if (kinds[k].n == 0)
+                                continue;
+                        snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
+                        snprintf(value, sizeof(value),
+                                 "containerID %" PRIu32 " hostID %" PRIu32 " size %" PRIu32,
+                                 kinds[k].maps[0].container_id, kinds[k].maps[0].host_id,
+                                 kinds[k].maps[0].size);
+                        if (floor_refuse(report, err, field, value,
+                                         NOT_SUPPORTED "bwrap cannot make idmapped mounts") < 0)
+                                return -1;
+                }
+        }
+        return 0;
+}
+
+static int intel_rdt(const struct oci_intel_rdt *rdt, struct floor_report *report,
+                     struct sb_error *err)
+{
+        char value[128];
+
+        if (rdt->clos_id != NULL)
+                snprintf(value, sizeof(value), "closID \"%.100s\"", rdt->clos_id);
+        else
+                snprintf(value, sizeof(value), "(set)");
+        return floor_refuse(report, err, "linux.intelRdt", value,
+                            NOT_SUPPORTED "no resctrl (Intel RDT) group is made");
+}
+
+static int memory_policy(const struct oci_memory_policy *mp, struct floor_report *report,
+                         struct sb_error *err)
+{
+        char value[160];
+
+        snprintf(value, sizeof(value), "%.60s nodes \"%.60s\"", mp->mode ? mp->mode : "?",
+                 mp->nodes ? mp->nodes : "");
+        return floor_refuse(report, err, "linux.memoryPolicy", value,
+                            NOT_SUPPORTED "the NUMA policy (set_mempolicy) is not set");
+}
+
+static int net_devices(const struct oci_linux *l, struct floor_report *report, struct sb_error *err)
+{
+        char value[128];
+
+        snprintf(value, sizeof(value), "\"%.100s\"", l->net_devices[0].key);
+        return floor_refuse(report, err, "linux.netDevices", value,
+                            NOT_SUPPORTED "no host network device is moved into the container");
+}
+
+static int time_offsets(const struct oci_linux *l, struct floor_report *report,
+                        struct sb_error *err)
+{
+        char value[128];
+
+        snprintf(value, sizeof(value), "%.20s %.60s", l->time_offsets[0].key,
+                 l->time_offsets[0].value);
+        return floor_refuse(report, err, "linux.timeOffsets", value,
+                            NOT_SUPPORTED "offsets need a time namespace, which bwrap cannot make");
+}
+
+static int personality(const struct oci_personality *p, struct floor_report *report,
+                       struct sb_error *err)
+{
+        char value[96];
+
+        snprintf(value, sizeof(value), "%.60s%s", p->domain ? p->domain : "?",
+                 p->n_flags ? " with flags" : "");
+        return floor_refuse(report, err, "linux.personality", value,
+                            NOT_SUPPORTED "the execution domain (personality) is not set");
+}
+
+int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx,
+                      struct floor_report *report, struct sb_error *err)
+{
+        const struct oci_linux *l = config->linux_;
+
+        (void)ctx;
+        if (oci_version(config, report, err) < 0 ||
+            floor_process_fields(config->process, "process", report, err) < 0 ||
+            mount_idmaps(config, report, err) < 0)
+                return -1;
+        if (l == NULL)
+                return 0;
+        if ((l->intel_rdt && intel_rdt(l->intel_rdt, report, err) < 0) ||
+            (l->memory_policy && memory_policy(l->memory_policy, report, err) < 0) ||
+            (l->n_net_devices > 0 && net_devices(l, report, err) < 0) ||
+            (l->n_time_offsets > 0 && time_offsets(l, report, err) < 0) ||
+            (l->personality && personality(l->personality, report, err) < 0))
+                return -1;
+        return 0;
+}
