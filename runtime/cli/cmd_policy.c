@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct policy_opts {
         const char *sub; /* "show" or "explain" */
@@ -286,9 +287,28 @@ static int explain_runtime(const struct operator_policy *policy, enum policy_pro
                                        config->linux_ ? &config->linux_->mount_label : NULL, report,
                                        err);
         lsm_host_facts_release(&lsm);
+        /* Landlock on the sources create would hold: the binds, and the
+         * root where root.path resolves (explain_carry_out says when not). */
+        struct sb_error no_root = { 0 };
+        _cleanup_free_ char *rootfs = NULL;
+        _cleanup_close_ int rootfs_fd = -1;
+        struct stat root_st;
+        bool have_root =
+                config->root.path != NULL &&
+                rootfs_open_root(config->root.path, bundle, &rootfs, &rootfs_fd, &no_root) == 0 &&
+                fstat(rootfs_fd, &root_st) == 0;
+        sb_error_clear(&no_root);
+        const struct landlock_sources sources = {
+                .paths = binds->paths,
+                .stats = binds->stats,
+                .n = binds->n,
+                .root_path = have_root ? rootfs : NULL,
+                .root_stat = have_root ? &root_st : NULL,
+        };
         landlock_host_probe(&landlock);
-        if (ret == 0 && (ret = floor_landlock_decide(policy, policy_profile_get(profile), config,
-                                                     &landlock, &rules, report, err)) == 0)
+        if (ret == 0 &&
+            (ret = floor_landlock_decide(policy, policy_profile_get(profile), config, &sources,
+                                         &landlock, &rules, report, err)) == 0)
                 landlock_rules_release(&rules);
         if (ret == 0)
                 ret = explain_carry_out(config, bundle, binds, report, err);

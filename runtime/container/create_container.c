@@ -32,9 +32,11 @@
 #include "spec/floor_volumes.h"
 #include "spec/operator_policy.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int count_listen_fds(void)
@@ -108,14 +110,25 @@ static int decide_lsm(struct oci_config *config, struct sb_error *err)
 }
 
 /* Landlock as the profile and the operator's policy ask for it and this
- * kernel offers it, decided before anything exists. */
+ * kernel offers it, decided before anything exists: on the bind sources
+ * and the root held open (W^X is refused where they alias). */
 static int decide_landlock(struct create_ctx *c, struct sb_error *err)
 {
         struct landlock_host host;
+        struct stat root;
 
+        if (fstat(c->rootfs_fd, &root) < 0)
+                return sb_fail(err, errno, "root.path: %s", c->rootfs);
+        const struct landlock_sources sources = {
+                .paths = c->binds.paths,
+                .stats = c->binds.stats,
+                .n = c->binds.n,
+                .root_path = c->rootfs,
+                .root_stat = &root,
+        };
         landlock_host_probe(&host);
-        return floor_landlock_decide(&c->policy, policy_profile_get(c->profile), c->config, &host,
-                                     &c->landlock, NULL, err);
+        return floor_landlock_decide(&c->policy, policy_profile_get(c->profile), c->config,
+                                     &sources, &host, &c->landlock, NULL, err);
 }
 
 /* Every step in the order it happens. Until the state directory exists a
@@ -149,7 +162,10 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (apply_floor(global, &c, req->timeout_seconds, err) < 0)
                 goto out;
-        if (decide_lsm(c.config, err) < 0 || decide_landlock(&c, err) < 0)
+        if (decide_lsm(c.config, err) < 0)
+                goto out;
+        /* Before Landlock: W^X compares the root's host path with the binds'. */
+        if (create_open_rootfs(&c, err) < 0 || decide_landlock(&c, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0)
                 goto out;
@@ -159,8 +175,6 @@ int container_create(const struct global_options *global, const struct create_re
          * --preserve-fds ones and are passed on the same way (as crun). */
         c.listen_fds = count_listen_fds();
         c.preserve_fds = req->preserve_fds + c.listen_fds;
-        if (create_open_rootfs(&c, err) < 0)
-                goto out;
         if (create_build_bwrap_args(&c, err) < 0)
                 goto out;
         /* A bad profile fails here, before anything exists to undo. */
