@@ -24,6 +24,6 @@ int floor_decide(struct oci_config *config, const struct floor_decide_inputs *in
                              config->linux_ ? &config->linux_->mount_label : NULL, recorded,
                              err) < 0)
                 return -1;
-        return floor_landlock_decide(policy, policy_profile_get(out->profile), config, in->landlock,
-                                     &out->landlock, recorded, err);
+        return floor_landlock_decide(policy, policy_profile_get(out->profile), config, in->sources,
+                                     in->landlock, &out->landlock, recorded, err);
 }

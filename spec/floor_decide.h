@@ -19,6 +19,7 @@ struct floor_decide_inputs {
         int timeout_requested;                     /* `run --timeout`, 0: none */
         const struct lsm_host_facts *lsm;
         const struct landlock_host *landlock;
+        const struct landlock_sources *sources; /* the held binds and root, for W^X */
 };
 
 struct floor_decision {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What every container writes to whatever its mounts say: the nodes bwrap's
  * /dev holds, the terminal, POSIX shared memory. */
@@ -115,6 +116,94 @@ static int describe(const struct landlock_rules *r, char *buf, size_t size)
                                     "allowed");
 }
 
+/* How two host paths (canonical, as the runtime holds them) overlap. */
+enum overlap { APART, SAME, INSIDE, CONTAINS };
+
+/* a strictly beneath b. */
+static bool beneath(const char *a, const char *b)
+{
+        size_t n = strcmp(b, "/") == 0 ? 0 : strlen(b);
+
+        return strncmp(a, b, n) == 0 && a[n] == '/' && a[n + 1] != '\0';
+}
+
+/* a is b (one inode, whatever the paths), inside it, or contains it. Paths
+ * are compared whatever their file systems: binds are recursive (bwrap's),
+ * so a tree bound shows the mounts below it too. */
+static enum overlap overlap(const char *a, const struct stat *sa, const char *b,
+                            const struct stat *sb)
+{
+        if ((sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino) || strcmp(a, b) == 0)
+                return SAME;
+        if (beneath(a, b))
+                return INSIDE;
+        if (beneath(b, a))
+                return CONTAINS;
+        return APART;
+}
+
+static const char *const overlap_words[] = {
+        [SAME] = "is",
+        [INSIDE] = "is inside",
+        [CONTAINS] = "contains",
+};
+
+/* W^X by file: Landlock finds a file's rights by walking up the path it
+ * was reached by, over inodes that carry the rules, so a host tree bound
+ * twice is writable through one mount and executable through the other
+ * (the execute rule on the read-only mount's root, or on the root's
+ * directories, is found from a file written through the writable mount
+ * when one tree holds the other). Every writable bind is held apart from
+ * each read-only bind and from the root; two writable binds of one tree
+ * are both without execute. */
+static int refuse_aliases(const struct oci_config *config, const struct landlock_sources *src,
+                          const char *why, struct floor_report *report, struct sb_error *err)
+{
+        char field[64], value[3 * PATH_MAX + 256];
+
+        for (size_t w = 0; w < src->n && w < config->n_mounts; w++) {
+                const struct oci_mount *wm = &config->mounts[w];
+                if (src->paths[w] == NULL || oci_mount_is_read_only(wm))
+                        continue;
+                enum overlap o = src->root_path == NULL ? APART :
+                                                          overlap(src->paths[w], &src->stats[w],
+                                                                  src->root_path, src->root_stat);
+                if (o != APART) {
+                        /* Where the root shows it: its path below the root's. */
+                        const char *at = "/";
+                        if (o == INSIDE)
+                                at = strcmp(src->root_path, "/") == 0 ?
+                                             src->paths[w] :
+                                             src->paths[w] + strlen(src->root_path);
+                        snprintf(field, sizeof(field), "mounts[%zu].source", w);
+                        snprintf(value, sizeof(value),
+                                 "%s (writable at %s) %s root.path %s: the same files would be "
+                                 "executable at %s",
+                                 src->paths[w], wm->destination, overlap_words[o], src->root_path,
+                                 at);
+                        if (refuse(report, err, field, value, why) < 0)
+                                return -1;
+                }
+                for (size_t r = 0; r < src->n && r < config->n_mounts; r++) {
+                        const struct oci_mount *rm = &config->mounts[r];
+                        if (r == w || src->paths[r] == NULL || !oci_mount_is_read_only(rm))
+                                continue;
+                        o = overlap(src->paths[r], &src->stats[r], src->paths[w], &src->stats[w]);
+                        if (o == APART)
+                                continue;
+                        snprintf(field, sizeof(field), "mounts[%zu].source", r);
+                        snprintf(value, sizeof(value),
+                                 "%s %s mounts[%zu].source %s (writable at %s): the same files "
+                                 "would be executable at %s",
+                                 src->paths[r], overlap_words[o], w, src->paths[w], wm->destination,
+                                 rm->destination);
+                        if (refuse(report, err, field, value, why) < 0)
+                                return -1;
+                }
+        }
+        return 0;
+}
+
 enum landlock_mode floor_landlock_mode(const struct operator_policy *policy,
                                        const struct floor_profile *profile)
 {
@@ -124,9 +213,9 @@ enum landlock_mode floor_landlock_mode(const struct operator_policy *policy,
 }
 
 int floor_landlock_decide(const struct operator_policy *policy, const struct floor_profile *profile,
-                          const struct oci_config *config, const struct landlock_host *host,
-                          struct landlock_rules *out, struct floor_report *report,
-                          struct sb_error *err)
+                          const struct oci_config *config, const struct landlock_sources *sources,
+                          const struct landlock_host *host, struct landlock_rules *out,
+                          struct floor_report *report, struct sb_error *err)
 {
         const char *path = policy->source ? policy->source : OPERATOR_POLICY_PATH;
         char rule[PATH_MAX + 96], effective[160];
@@ -148,6 +237,15 @@ int floor_landlock_decide(const struct operator_policy *policy, const struct flo
                          "nothing executable",
                          path);
                 return refuse(report, err, "root.readonly", "false", why);
+        }
+        if (!policy->landlock_exec_writable && sources != NULL) {
+                char why[PATH_MAX + 96];
+                snprintf(why, sizeof(why),
+                         "landlock.exec_writable false in %s: no host tree both writable and "
+                         "executable",
+                         path);
+                if (refuse_aliases(config, sources, why, report, err) < 0)
+                        return -1;
         }
         if (host->abi <= 0 && mode == LANDLOCK_REQUIRED) {
                 char why[PATH_MAX + 256];

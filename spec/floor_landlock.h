@@ -14,7 +14,11 @@
  *   (propagation) elsewhere is not writable;
  * - with "exec_writable": false, nothing beneath a writable path may be
  *   executed (W^X; refused with a writable root, which would leave nothing
- *   to run);
+ *   to run). Landlock's rules sit on inodes and are found by walking up the
+ *   path a process used, so W^X holds by file only where no host tree is
+ *   bound both writable and executable: a writable bind whose source is,
+ *   contains or is inside a read-only bind's source or the root's is
+ *   refused, naming both;
  * - under a profile without network, no TCP bind or connect (ABI 4).
  *
  * The host's facts (the kernel's ABI) come from runtime/host/
@@ -30,6 +34,7 @@
 struct sb_error;
 struct floor_report;
 struct oci_config;
+struct stat;
 
 struct landlock_host {
         int abi;            /* the kernel's Landlock ABI; 0: none */
@@ -45,18 +50,31 @@ struct landlock_rules {
         size_t n_writable;
 };
 
+/* The host side of the container's file trees, for W^X's alias check:
+ * the bind sources the runtime holds (runtime/sandbox/bind_sources.h: per
+ * mount, the canonical path and fstat of the source it will bind, NULL for
+ * a mount that is no bind) and the root's resolved path and fstat. */
+struct landlock_sources {
+        char *const *paths;
+        const struct stat *stats;
+        size_t n;
+        const char *root_path; /* NULL: not known (nothing checked against it) */
+        const struct stat *root_stat;
+};
+
 /* Decide for the effective config under profile. The container gets
  * Landlock under strict unless policy says "best-effort" and the kernel has
  * none (warned), under standard where policy says "required" or
  * "best-effort". A kernel without it where it is required, or
- * exec_writable false with a writable root, is refused naming the field.
- * report: NULL for create and exec (the first refusal fails, a drop is
- * warned about); `policy explain`'s records what is added, dropped and
- * refused. */
+ * exec_writable false with a writable root or with a host tree both
+ * writable and executable (sources: NULL for exec, whose config passed at
+ * create), is refused naming the field. report: NULL for create and exec
+ * (the first refusal fails, a drop is warned about); `policy explain`'s
+ * records what is added, dropped and refused. */
 int floor_landlock_decide(const struct operator_policy *policy, const struct floor_profile *profile,
-                          const struct oci_config *config, const struct landlock_host *host,
-                          struct landlock_rules *out, struct floor_report *report,
-                          struct sb_error *err);
+                          const struct oci_config *config, const struct landlock_sources *sources,
+                          const struct landlock_host *host, struct landlock_rules *out,
+                          struct floor_report *report, struct sb_error *err);
 void landlock_rules_release(struct landlock_rules *rules);
 
 /* What profile gets under policy: strict requires Landlock unless the

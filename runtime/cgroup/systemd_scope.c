@@ -137,22 +137,31 @@ static int system_bus_path(const char **path, struct sb_error *err)
  * which delegates cpu, memory and pids to it): its private socket in
  * $XDG_RUNTIME_DIR, which it opens to its own uid only (the peer's uid as
  * the host sees it: rootless podman's root is the user there), else the
- * user's bus. */
+ * user's bus. The directory is checked first (the caller's, writable by no
+ * one else), and each socket's server (dbus_conn_open: the caller or
+ * root): a private socket that someone else serves is refused, not passed
+ * over for the bus. */
 static int user_bus_open(struct sd_bus *b, struct sb_error *err)
 {
         const char *dir = getenv("XDG_RUNTIME_DIR");
         const char *a = getenv("DBUS_SESSION_BUS_ADDRESS");
-        struct sb_error ignored = { 0 };
+        struct sb_error first = { 0 };
         _cleanup_free_ char *private = NULL, *bus = NULL;
 
         if (dir == NULL || dir[0] != '/')
                 return sb_fail(err, 0,
                                "--systemd-cgroup (rootless): XDG_RUNTIME_DIR is not set: the "
                                "user's systemd is found there");
+        if (rootless_runtime_dir_check(dir, err) < 0)
+                return sb_error_prefix(err, "--systemd-cgroup (rootless)");
         if (asprintf(&private, "%s/systemd/private", dir) < 0 || asprintf(&bus, "%s/bus", dir) < 0)
                 return sb_fail(err, ENOMEM, "--systemd-cgroup");
-        b->direct = dbus_conn_open(&b->conn, private, false, JOB_TIMEOUT_MS, &ignored) == 0;
-        sb_error_clear(&ignored);
+        b->direct = dbus_conn_open(&b->conn, private, false, JOB_TIMEOUT_MS, &first) == 0;
+        if (!b->direct && first.kind == SB_ERR_DENIED) {
+                *err = first;
+                return sb_error_prefix(err, "--systemd-cgroup (rootless)");
+        }
+        sb_error_clear(&first);
         if (b->direct)
                 return 0;
         if (a != NULL && strncmp(a, "unix:path=", 10) == 0 && strpbrk(a + 10, ",;") == NULL) {
@@ -161,13 +170,16 @@ static int user_bus_open(struct sd_bus *b, struct sb_error *err)
                 if (bus == NULL)
                         return sb_fail(err, ENOMEM, "--systemd-cgroup");
         }
-        if (dbus_conn_open(&b->conn, bus, true, JOB_TIMEOUT_MS, err) < 0)
+        if (dbus_conn_open(&b->conn, bus, true, JOB_TIMEOUT_MS, err) < 0) {
+                if (err->kind == SB_ERR_DENIED)
+                        return sb_error_prefix(err, "--systemd-cgroup (rootless)");
                 return sb_error_prefix(err,
                                        "--systemd-cgroup (rootless): cannot connect to the "
                                        "user's systemd at %s or %s (is systemd --user running "
                                        "for uid %u? `loginctl enable-linger` starts it without "
                                        "a login)",
                                        private, bus, (unsigned)getuid());
+        }
         return 0;
 }
 
@@ -288,6 +300,11 @@ static int watch_jobs(struct sd_bus *b, struct job_wait *w, struct sb_error *err
         b->conn.signal_data = w;
         if (b->direct)
                 return 0;
+        /* Only systemd's own JobRemoved is believed (a forged "done" would
+         * pass a scope that failed): its unique name, asked before the
+         * job is queued. */
+        if (dbus_conn_watch_sender(&b->conn, SD_DEST, JOB_TIMEOUT_MS, err) < 0)
+                return sb_error_prefix(err, "systemd: watch the jobs");
         dbus_put_string(&match, "type='signal',sender='" SD_DEST "',path='" SD_PATH
                                 "',interface='" SD_MANAGER "',member='JobRemoved'");
         struct dbus_call_head h = {

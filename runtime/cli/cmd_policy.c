@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct policy_opts {
         const char *sub; /* "show" or "explain" */
@@ -414,9 +415,20 @@ static int explain(const struct global_options *global, const struct policy_opts
                                           .explain = true };
         struct lsm_host_facts lsm = { 0 };
         struct landlock_host landlock;
-        const struct floor_decide_inputs in = { .effective = &opts,
-                                                .lsm = &lsm,
-                                                .landlock = &landlock };
+        struct stat root_st;
+        bool have_root = rootfs_fd >= 0 && fstat(rootfs_fd, &root_st) == 0;
+        /* Landlock on the sources create would hold: the binds, and the
+         * root where root.path resolves (explain_carry_out says when not). */
+        const struct landlock_sources sources = {
+                .paths = binds.paths,
+                .stats = binds.stats,
+                .n = binds.n,
+                .root_path = have_root ? rootfs : NULL,
+                .root_stat = have_root ? &root_st : NULL,
+        };
+        const struct floor_decide_inputs in = {
+                .effective = &opts, .lsm = &lsm, .landlock = &landlock, .sources = &sources
+        };
         struct floor_decision decision;
 
         /* The one decision create makes, on the same facts. */

@@ -33,9 +33,11 @@
 #include "spec/floor_volumes.h"
 #include "spec/operator_policy.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int count_listen_fds(void)
@@ -93,11 +95,23 @@ static int decide(const struct global_options *global, struct create_ctx *c, int
                 .bind_stats = c->binds.stats,
                 .n_bind_paths = c->binds.n,
         };
+        struct stat root;
+        /* W^X compares the root's host path and every bind's. */
+        const struct landlock_sources sources = {
+                .paths = c->binds.paths,
+                .stats = c->binds.stats,
+                .n = c->binds.n,
+                .root_path = c->rootfs,
+                .root_stat = &root,
+        };
         const struct floor_decide_inputs in = { .effective = &opts,
                                                 .timeout_requested = timeout_requested,
                                                 .lsm = &lsm,
-                                                .landlock = &landlock };
+                                                .landlock = &landlock,
+                                                .sources = &sources };
 
+        if (ret == 0 && fstat(c->rootfs_fd, &root) < 0)
+                ret = sb_fail(err, errno, "root.path: %s", c->rootfs);
         if (ret == 0)
                 ret = lsm_host_probe(&lsm, err);
         if (ret == 0) {

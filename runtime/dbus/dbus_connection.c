@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -114,10 +115,36 @@ static int next_message(struct dbus_conn *c, long long deadline, struct dbus_mes
         }
 }
 
+/* On a bus any client may send a signal to any other (a unicast one gets
+ * past every match rule): only the watched sender's are believed. */
 static void dispatch_signal(struct dbus_conn *c, const struct dbus_message *m)
 {
-        if (m->type == DBUS_SIGNAL && c->on_signal)
-                c->on_signal(m, c->signal_data);
+        if (m->type != DBUS_SIGNAL || c->on_signal == NULL)
+                return;
+        if (c->bus && (c->signal_sender == NULL || m->sender == NULL ||
+                       strcmp(m->sender, c->signal_sender) != 0)) {
+                sb_debug("D-Bus: a signal %s.%s from %s dropped: not from %s", m->interface,
+                         m->member, m->sender ? m->sender : "(no sender)",
+                         c->signal_sender ? c->signal_sender : "(none watched)");
+                return;
+        }
+        c->on_signal(m, c->signal_data);
+}
+
+int dbus_peer_check(int fd, const char *path, struct sb_error *err)
+{
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+                return sb_fail(err, errno, "D-Bus: %s: the peer's credentials", path);
+        if (cred.uid == geteuid() || cred.uid == 0)
+                return 0;
+        return sb_fail_kind(err, SB_ERR_DENIED, 0,
+                            "D-Bus: %s is served by uid %u (pid %d), neither the caller (uid %u) "
+                            "nor root: refused, another user's server could forge what systemd "
+                            "says",
+                            path, (unsigned)cred.uid, (int)cred.pid, (unsigned)geteuid());
 }
 
 /* SASL EXTERNAL with no identity of our own: the server takes it from the
@@ -180,6 +207,11 @@ int dbus_conn_open(struct dbus_conn *c, const char *path, bool bus, int timeout_
                 dbus_conn_close(c);
                 return sb_fail(err, e, "D-Bus: connect to %s", path);
         }
+        /* Before anything is sent: a server someone else runs hears nothing. */
+        if (dbus_peer_check(c->fd, path, err) < 0) {
+                dbus_conn_close(c);
+                return -1;
+        }
         if (authenticate(c, deadline, err) < 0) {
                 dbus_conn_close(c);
                 return sb_error_prefix(err, "%s", path);
@@ -210,7 +242,42 @@ void dbus_conn_close(struct dbus_conn *c)
         if (c->fd >= 0)
                 close(c->fd);
         free(c->in);
+        free(c->signal_sender);
         *c = (struct dbus_conn)DBUS_CONN_INIT;
+}
+
+int dbus_conn_watch_sender(struct dbus_conn *c, const char *name, int timeout_ms,
+                           struct sb_error *err)
+{
+        struct dbus_writer body = { 0 };
+        struct dbus_message reply;
+        struct dbus_reader r;
+        const char *owner;
+        struct dbus_call_head h = {
+                .destination = "org.freedesktop.DBus",
+                .path = "/org/freedesktop/DBus",
+                .interface = "org.freedesktop.DBus",
+                .member = "GetNameOwner",
+                .signature = "s",
+        };
+
+        if (!c->bus || c->signal_sender != NULL)
+                return 0;
+        dbus_put_string(&body, name);
+        int rc = dbus_call(c, &h, &body, timeout_ms, &reply, err);
+        dbus_writer_release(&body);
+        if (rc == 1)
+                sb_fail(err, 0, "D-Bus: the owner of %s: %s", name, dbus_error_text(&reply));
+        else if (rc == 0) {
+                dbus_reader_init(&r, &reply);
+                if (!dbus_get_string(&r, &owner) || owner[0] != ':')
+                        rc = sb_fail(err, EBADMSG, "D-Bus: the owner of %s: not a unique name",
+                                     name);
+                else if ((c->signal_sender = strdup(owner)) == NULL)
+                        rc = sb_fail(err, ENOMEM, "D-Bus: the owner of %s", name);
+        }
+        dbus_message_release(&reply);
+        return rc == 0 ? 0 : -1;
 }
 
 int dbus_call(struct dbus_conn *c, const struct dbus_call_head *h, const struct dbus_writer *body,

@@ -451,6 +451,8 @@ static bool read_field(struct cursor *c, struct dbus_message *m)
                         m->member = s;
                 else if (code == FIELD_ERROR_NAME)
                         m->error_name = s;
+                else if (code == FIELD_SENDER)
+                        m->sender = s;
                 return true;
         case FIELD_REPLY_SERIAL:
                 if (strcmp(sig, "u") != 0 || !cur_u32(c, &u))

@@ -82,6 +82,9 @@ struct dbus_message {
         enum dbus_type type;
         uint32_t serial, reply_serial;
         const char *path, *interface, *member, *error_name, *signature;
+        /* The unique name a bus says sent it (the bus sets it: a client
+         * cannot forge it); NULL on a direct connection, which has one peer. */
+        const char *sender;
         size_t body_at;
         uint32_t body_len;
 };

@@ -1,6 +1,7 @@
 #include "runtime/host/rootless.h"
 
 #include "common/cleanup.h"
+#include "common/error.h"
 #include "runtime/host/host_probe.h"
 
 #include <errno.h>
@@ -81,6 +82,31 @@ char *rootless_state_root(void)
         if (asprintf(&root, "%s/sbrun", getenv("XDG_RUNTIME_DIR")) < 0)
                 return NULL;
         return root;
+}
+
+int rootless_runtime_dir_check(const char *dir, struct sb_error *err)
+{
+        /* O_NOFOLLOW: the directory itself, never what a link names. */
+        _cleanup_close_ int fd = open(dir, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return sb_fail(err, errno, "XDG_RUNTIME_DIR=%s", dir);
+        if (S_ISLNK(st.st_mode))
+                return sb_fail(err, 0,
+                               "XDG_RUNTIME_DIR=%s: a symbolic link; it must be the caller's own "
+                               "directory (uid %u), writable by nobody else",
+                               dir, (unsigned)geteuid());
+        if (!S_ISDIR(st.st_mode))
+                return sb_fail(err, 0, "XDG_RUNTIME_DIR=%s: not a directory", dir);
+        if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+                return sb_fail(err, 0,
+                               "XDG_RUNTIME_DIR=%s: owned by uid %u with mode %04o; it must be "
+                               "owned by the caller (uid %u) and writable by nobody else, or "
+                               "another user's socket there could answer for the caller's systemd",
+                               dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+                               (unsigned)geteuid());
+        return 0;
 }
 
 /* The caller's line in an /etc/subuid-like file, by name or uid: "START+COUNT". */

@@ -28,6 +28,13 @@ bool rootless_detect(void);
  * allocated; NULL only on ENOMEM. */
 char *rootless_state_root(void);
 
+/* dir ($XDG_RUNTIME_DIR) may hold sockets sbrun talks to (the user's
+ * systemd, runtime/cgroup/systemd_scope.c): it must be a directory, not a
+ * symbolic link, owned by the caller (euid) and writable by nobody else;
+ * else -1 with err naming XDG_RUNTIME_DIR, its owner and mode. Another
+ * user who may put a socket there could answer for systemd. */
+int rootless_runtime_dir_check(const char *dir, struct sb_error *err);
+
 /* For `sbrun check` (struct host_probe, runtime/host/host_probe.h): the
  * setuid newuidmap and newgidmap and the caller's ranges in /etc/subuid and
  * /etc/subgid; and whether root (the state root) is, or can be made, the

@@ -499,8 +499,9 @@ static void test_mount_and_hook_errors(void **state)
  * mount's data, outside double quotes; an empty option is refused. */
 static void test_mount_options_split(void **state)
 {
-        static const char *const want[] = { "size=1m", "uid=0", "size=4g", "nr_inodes=0",
-                                            "context=\"a:b:c,d\"", "ro" };
+        static const char *const want[] = {
+                "size=1m", "uid=0", "size=4g", "nr_inodes=0", "context=\"a:b:c,d\"", "ro"
+        };
         struct oci_config *c = parse_ok(
                 "{'ociVersion':'1.2.0','mounts':[{'destination':'/a','type':'tmpfs',"
                 "'options':['size=1m','uid=0,size=4g,nr_inodes=0','context=\\'a:b:c,d\\',ro']}]}");

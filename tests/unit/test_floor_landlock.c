@@ -2,7 +2,9 @@
  * effective config, the profile, the operator's policy and what the kernel
  * offers: strict requires it, standard has it where the policy asks, a
  * kernel without it fails or is warned about by the mode, and W^X with a
- * writable root is refused. What sbrun-init does with the rules is shown
+ * writable root, or with a host tree bound both writable and executable
+ * (a bind's source that is, contains or is inside a writable bind's, or
+ * the root's), is refused. What sbrun-init does with the rules is shown
  * end to end by tests/integration/landlock.bats. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -13,6 +15,7 @@
 #include "common/landlock.h"
 
 #include <setjmp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +42,7 @@ static int decide(const char *config, const char *policy, const struct landlock_
 {
         floor_run_ok(run, config, policy);
         return floor_landlock_decide(&run->policy, policy_profile_get(run->profile), run->config,
-                                     host, rules, &run->report, &run->err);
+                                     NULL, host, rules, &run->report, &run->err);
 }
 
 static void test_standard_has_none_by_default(void **state)
@@ -164,6 +167,92 @@ static void test_wx_needs_a_readonly_root(void **state)
         floor_run_release(&run);
 }
 
+/* W^X's alias refusal recorded for field (not another rule's), or NULL. */
+static const struct floor_change *refused(const struct floor_run *run, const char *field)
+{
+        const struct floor_change *c;
+
+        for (size_t i = 0; (c = floor_change_find(&run->report, field, i)) != NULL; i++)
+                if (c->action == FLOOR_REFUSED && strstr(c->rule, "no host tree both") != NULL)
+                        return c;
+        return NULL;
+}
+
+#define ALIAS_MOUNTS                                                                             \
+        ",'mounts':[{'destination':'/data','type':'bind','source':'/usr/share','options':"       \
+        "['rbind','rw']},{'destination':'/ro','type':'bind','source':'/usr','options':"          \
+        "['rbind','ro']},{'destination':'/apart','type':'bind','source':'/etc','options':"       \
+        "['rbind','ro']},{'destination':'/same','type':'bind','source':'/usr/share/','options':" \
+        "['rbind','ro']}]"
+
+/* W^X by file: the held sources (the fixture opens them as create does)
+ * and the root's host path are compared; exec (no sources) is not. */
+static void test_wx_refuses_aliasing_binds(void **state)
+{
+        const char *wx = "{'landlock':{'exec_writable':false}}";
+        struct floor_run run;
+        struct landlock_rules r;
+        struct stat usr;
+        const struct floor_change *c;
+
+        (void)state;
+        assert_int_equal(stat("/usr", &usr), 0);
+        floor_run_ok(&run, SPEC("", STRICT_ANNOTATION ALIAS_MOUNTS, ""), wx);
+        struct landlock_sources src = { .paths = run.binds.paths,
+                                        .stats = run.binds.stats,
+                                        .n = run.binds.n };
+        assert_int_equal(floor_landlock_decide(&run.policy, policy_profile_get(run.profile),
+                                               run.config, &src, &abi7, &r, &run.report, &run.err),
+                         0);
+        landlock_rules_release(&r);
+        c = refused(&run, "mounts[1].source");
+        assert_non_null(c);
+        assert_string_equal(c->requested, "/usr contains mounts[0].source /usr/share (writable at "
+                                          "/data): the same files would be executable at /ro");
+        assert_non_null(strstr(c->rule, "landlock.exec_writable false in /etc/sbrun/policy.json: "
+                                        "no host tree both writable and executable"));
+        c = refused(&run, "mounts[3].source");
+        assert_non_null(c);
+        assert_string_equal(c->requested, "/usr/share is mounts[0].source /usr/share (writable "
+                                          "at /data): the same files would be executable at "
+                                          "/same");
+        assert_null(refused(&run, "mounts[2].source"));
+        assert_null(refused(&run, "mounts[0].source"));
+
+        /* The root aliases a writable bind inside it. */
+        src.root_path = "/usr";
+        src.root_stat = &usr;
+        assert_int_equal(floor_landlock_decide(&run.policy, policy_profile_get(run.profile),
+                                               run.config, &src, &abi7, &r, &run.report, &run.err),
+                         0);
+        landlock_rules_release(&r);
+        c = refused(&run, "mounts[0].source");
+        assert_non_null(c);
+        assert_string_equal(c->requested, "/usr/share (writable at /data) is inside root.path "
+                                          "/usr: the same files would be executable at /share");
+        floor_run_release(&run);
+
+        /* Without W^X, or for exec (no sources), nothing of this. */
+        floor_run_ok(&run, SPEC("", STRICT_ANNOTATION ALIAS_MOUNTS, ""), NULL);
+        src = (struct landlock_sources){ .paths = run.binds.paths,
+                                         .stats = run.binds.stats,
+                                         .n = run.binds.n,
+                                         .root_path = "/usr",
+                                         .root_stat = &usr };
+        assert_int_equal(floor_landlock_decide(&run.policy, policy_profile_get(run.profile),
+                                               run.config, &src, &abi7, &r, &run.report, &run.err),
+                         0);
+        landlock_rules_release(&r);
+        assert_null(refused(&run, "mounts[1].source"));
+        assert_null(refused(&run, "mounts[0].source"));
+        floor_run_release(&run);
+        assert_int_equal(decide(SPEC("", STRICT_ANNOTATION ALIAS_MOUNTS, ""), wx, &abi7, &run, &r),
+                         0);
+        landlock_rules_release(&r);
+        assert_null(refused(&run, "mounts[1].source"));
+        floor_run_release(&run);
+}
+
 static void test_policy_keys(void **state)
 {
         struct operator_policy p;
@@ -189,6 +278,7 @@ int main(void)
                 cmocka_unit_test(test_writable_mounts),
                 cmocka_unit_test(test_kernel_without_it),
                 cmocka_unit_test(test_wx_needs_a_readonly_root),
+                cmocka_unit_test(test_wx_refuses_aliasing_binds),
                 cmocka_unit_test(test_policy_keys),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
