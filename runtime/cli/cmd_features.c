@@ -27,13 +27,17 @@ static const char *const hooks[] = {
  * which go to mount(2) as-is, stay out of this list. And only what sbrun
  * carries out (runtime/sandbox/mount_translate.c), not every name it parses:
  * "suid" is never honoured (bwrap and the floor make every mount nosuid),
- * nor "dev" (every mount but devpts and device-node binds is nodev), nor
- * "sync", "dirsync", "mand" (dropped for binds and tmpfs). */
+ * nor "dev" (every mount but devpts and device-node binds is nodev); "sync",
+ * "dirsync" and "mand" are refused on the mounts bwrap makes. The recursive
+ * ones are sbrun-init's mount_setattr (rrw and the other loosening ones are
+ * refused). */
 static const char *const mount_options[] = {
-        "bind",     "defaults",    "exec",      "noatime",     "nodev",    "nodiratime",
-        "noexec",   "nosuid",      "private",   "rbind",       "relatime", "ro",
-        "rprivate", "rshared",     "rslave",    "runbindable", "rw",       "shared",
-        "slave",    "strictatime", "tmpcopyup", "unbindable",  NULL,
+        "bind",         "defaults",    "exec",        "noatime", "nodev",   "nodiratime",
+        "noexec",       "nosuid",      "nosymfollow", "private", "rbind",   "relatime",
+        "rnoatime",     "rnodev",      "rnodiratime", "rnoexec", "rnosuid", "rnosymfollow",
+        "ro",           "rprivate",    "rrelatime",   "rro",     "rshared", "rslave",
+        "rstrictatime", "runbindable", "rw",          "shared",  "slave",   "strictatime",
+        "symfollow",    "tmpcopyup",   "unbindable",  NULL,
 };
 
 /* Annotations of config.json that change what sbrun does: a stricter

@@ -643,6 +643,19 @@ static int check_one(const struct oci_mount *m, size_t i, struct mount_options *
                                m->type);
         if (bind && m->source == NULL)
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
+        /* bwrap makes binds, tmpfs, proc and mqueue without these, and a
+         * remount cannot add them to a bind (they are the superblock's). */
+        unsigned long unsupported = o->set & (MS_SYNCHRONOUS | MS_DIRSYNC | MS_MANDLOCK);
+        if (unsupported != 0 &&
+            (bind || is_type(m, "tmpfs") || is_type(m, "proc") || is_type(m, "mqueue")))
+                return sb_fail(err, 0,
+                               "mounts[%zu].options: \"%s\" is not supported by sbrun on a %s "
+                               "mount",
+                               i,
+                               (unsupported & MS_SYNCHRONOUS) ? "sync" :
+                               (unsupported & MS_DIRSYNC)     ? "dirsync" :
+                                                                "mand",
+                               bind ? "bind" : m->type);
         /* A bind, and bwrap's proc and mqueue, take no file system data:
          * an option that would be data there would be dropped unseen. */
         if ((bind || is_type(m, "proc") || is_type(m, "mqueue")) && o->data.n > 0)

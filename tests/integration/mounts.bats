@@ -553,7 +553,11 @@ mountinfo_fields() {
                         line=$(mountinfo_fields $dest)
                         [ -n "$line" ] || fail "$kind with \"$opt\": no mount at $dest: $output"
                         case $opt in
-                        ro) [[ $line == ro,* ]] ;;
+                        ro | rro) [[ $line == ro,* ]] ;;
+                        rnoexec | rnosuid | rnodev | rnoatime | rnodiratime | rrelatime | nosymfollow | rnosymfollow)
+                                [[ ,${line%% *}, == *,${opt#r},* || ,${line%% *}, == *,$opt,* ]] ;;
+                        rstrictatime) [[ ,${line%% *}, != *,relatime,* && ,${line%% *}, != *,noatime,* ]] ;;
+                        symfollow) [[ ,${line%% *}, != *,nosymfollow,* ]] ;;
                         rw) [[ $line == rw,* ]] ;;
                         noexec | nosuid | nodev | noatime | nodiratime | relatime)
                                 [[ ,${line%% *}, == *,$opt,* ]] ;;
