@@ -130,8 +130,8 @@ static bool beneath(const char *a, const char *b)
 /* a is b (one inode, whatever the paths), inside it, or contains it. Paths
  * are compared whatever their file systems: binds are recursive (bwrap's),
  * so a tree bound shows the mounts below it too. */
-static enum overlap overlap(const char *a, const struct stat *sa, const char *b,
-                            const struct stat *sb)
+static enum overlap overlap(const char *a, const struct stat *sa, const struct floor_identity *ia,
+                            const char *b, const struct stat *sb, const struct floor_identity *ib)
 {
         if ((sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino) || strcmp(a, b) == 0)
                 return SAME;
@@ -139,7 +139,23 @@ static enum overlap overlap(const char *a, const struct stat *sa, const char *b,
                 return INSIDE;
         if (beneath(b, a))
                 return CONTAINS;
+        /* One file system, two mounts of it on the host (/mnt/a a bind of
+         * /srv/d): the paths inside the file system tell. */
+        if (ia == NULL || ib == NULL || !ia->known || !ib->known || ia->dev != ib->dev ||
+            ia->fs_path == NULL || ib->fs_path == NULL)
+                return APART;
+        if (strcmp(ia->fs_path, ib->fs_path) == 0)
+                return SAME;
+        if (beneath(ia->fs_path, ib->fs_path))
+                return INSIDE;
+        if (beneath(ib->fs_path, ia->fs_path))
+                return CONTAINS;
         return APART;
+}
+
+static const struct floor_identity *id_of(const struct landlock_sources *src, size_t i)
+{
+        return src->ids != NULL ? src->ids[i] : NULL;
 }
 
 static const char *const overlap_words[] = {
@@ -165,9 +181,10 @@ static int refuse_aliases(const struct oci_config *config, const struct landlock
                 const struct oci_mount *wm = &config->mounts[w];
                 if (src->paths[w] == NULL || oci_mount_is_read_only(wm))
                         continue;
-                enum overlap o = src->root_path == NULL ? APART :
-                                                          overlap(src->paths[w], &src->stats[w],
-                                                                  src->root_path, src->root_stat);
+                enum overlap o = src->root_path == NULL ?
+                                         APART :
+                                         overlap(src->paths[w], &src->stats[w], id_of(src, w),
+                                                 src->root_path, src->root_stat, src->root_id);
                 if (o != APART) {
                         /* Where the root shows it: its path below the root's. */
                         const char *at = "/";
@@ -188,7 +205,8 @@ static int refuse_aliases(const struct oci_config *config, const struct landlock
                         const struct oci_mount *rm = &config->mounts[r];
                         if (r == w || src->paths[r] == NULL || !oci_mount_is_read_only(rm))
                                 continue;
-                        o = overlap(src->paths[r], &src->stats[r], src->paths[w], &src->stats[w]);
+                        o = overlap(src->paths[r], &src->stats[r], id_of(src, r), src->paths[w],
+                                    &src->stats[w], id_of(src, w));
                         if (o == APART)
                                 continue;
                         snprintf(field, sizeof(field), "mounts[%zu].source", r);

@@ -26,6 +26,8 @@
 #ifndef SB_SPEC_FLOOR_LANDLOCK_H
 #define SB_SPEC_FLOOR_LANDLOCK_H
 
+#include "spec/floor_trees.h"
+
 #include "spec/operator_policy.h"
 
 #include <stdbool.h>
@@ -60,6 +62,11 @@ struct landlock_sources {
         size_t n;
         const char *root_path; /* NULL: not known (nothing checked against it) */
         const struct stat *root_stat;
+        /* What each is (spec/floor_trees.h), where known: a second mount of
+         * a tree on the host is found by the path inside its file system.
+         * NULL: judged by path and inode alone. */
+        const struct floor_identity *const *ids; /* per mount, like paths */
+        const struct floor_identity *root_id;
 };
 
 /* Decide for the effective config under profile. The container gets

@@ -425,6 +425,8 @@ static int explain(const struct global_options *global, const struct policy_opts
                 .n = binds.n,
                 .root_path = have_root ? rootfs : NULL,
                 .root_stat = have_root ? &root_st : NULL,
+                .ids = facts.host.binds,
+                .root_id = facts.host.root,
         };
         const struct floor_decide_inputs in = {
                 .effective = &opts, .lsm = &lsm, .landlock = &landlock, .sources = &sources

@@ -103,6 +103,8 @@ static int decide(const struct global_options *global, struct create_ctx *c, int
                 .n = c->binds.n,
                 .root_path = c->rootfs,
                 .root_stat = &root,
+                .ids = facts.host.binds,
+                .root_id = facts.host.root,
         };
         const struct floor_decide_inputs in = { .effective = &opts,
                                                 .timeout_requested = timeout_requested,

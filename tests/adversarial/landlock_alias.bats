@@ -81,6 +81,24 @@ add_binds() {
                 "$d/busybox"
 }
 
+@test "landlock W^X: a second mount of the tree on the host is the same tree" {
+        [ -z "${SBRUN_AS_USER:-}" ] || skip "mounts on the host need root; the rootless lane runs the others"
+        local p a
+        host_tree "$TEST_DIR/host/inner" "$TEST_DIR/alias"
+        # /alias is the host's inner directory under another path: no path
+        # compare sees it, the path inside the file system does.
+        mount --bind "$TEST_DIR/host/inner" "$TEST_DIR/alias"
+        p=$(realpath "$TEST_DIR/host") a=$(realpath "$TEST_DIR/alias")
+        make_bundle
+        add_binds "$a" /data "$p" /ro
+        set_cmd 'cp /bin/busybox /data/busybox && /ro/inner/busybox echo EXECUTED-WRITTEN'
+        run sbrun --policy "$(wx_policy)" --log "$TEST_DIR/sbrun.log" run -b "$BUNDLE" "$ID"
+        umount "$TEST_DIR/alias"
+        [[ $output != *EXECUTED-WRITTEN* ]] || fail "the written program ran: $output"
+        assert_fails_cleanly "$ID" "mounts[$R].source: $p contains mounts[$W].source $a (writable at /data)" \
+                "$TEST_DIR/host/inner/busybox"
+}
+
 @test "landlock W^X: a writable bind of a directory inside the rootfs is refused naming root.path" {
         # The rootfs's own /srv/w, bound writable at /data: the read-only
         # root shows the same files at /srv/w.
