@@ -662,11 +662,13 @@ class Fuzzer:
         for d in cfg.get("linux", {}).get("devices", []):
             pass  # /dev is the container's own tmpfs
 
-    def run_one(self, index, cfg=None, profile=None, done=None):
+    def run_one(self, index, cfg=None, profile=None, done=None, links=None):
         profile = profile or self.profile_for(index)
         cid = "fz-%d-%d" % (os.getpid(), index)
         bundle = os.path.join(self.work, "b%d" % index)
         self.make_rootfs(bundle)
+        for name, target in (links or {}).items():
+            os.symlink(self.unplaceholders(target), os.path.join(bundle, name))
         if cfg is None:
             cfg, ctx, done = self.mutate(index, bundle, profile)
         hr = self.host_root_of(cfg, bundle)
@@ -724,7 +726,7 @@ class Fuzzer:
             # What the forged cache does to the next, unrelated container.
             bad += self.sentinel("after #%d, before the cache is rebuilt" % index)
         if bad:
-            self.report(index, profile, cfg, done, bad, out, err)
+            self.report(index, profile, cfg, done, bad, out, err, bundle)
             self.repair()
         else:
             # Writes the config was granted are put back for the next run.
@@ -876,7 +878,7 @@ class Fuzzer:
             text = text.replace(k, v)
         return text
 
-    def report(self, index, profile, cfg, done, bad, out, err):
+    def report(self, index, profile, cfg, done, bad, out, err, bundle):
         self.findings += 1
         doc = self.placeholders(json.dumps(cfg, indent=1))
         name = "finding-seed%d-%d-%s.json" % (self.a.seed, index, profile)
@@ -884,6 +886,12 @@ class Fuzzer:
         path = os.path.join(self.a.out, name)
         with open(path, "w") as fh:
             fh.write(doc)
+        # The symlinks a mutation made in the bundle, for --replay.
+        links = {n: self.placeholders(os.readlink(os.path.join(bundle, n)))
+                 for n in os.listdir(bundle) if os.path.islink(os.path.join(bundle, n))}
+        if links:
+            with open(path[:-len(".json")] + ".links", "w") as fh:
+                json.dump(links, fh)
         log("# FINDING seed %d index %d profile %s (replay: run.sh --replay %s --profile %s)"
             % (self.a.seed, index, profile, path, profile))
         for d in done or []:
@@ -955,10 +963,14 @@ def main():
             with open(a.replay) as f:
                 cfg = json.loads(fz.unplaceholders(f.read()))
             cfg["process"]["args"][-1] = fz.probe()
+            links = None
+            if os.path.exists(a.replay[:-len(".json")] + ".links"):
+                with open(a.replay[:-len(".json")] + ".links") as f:
+                    links = json.load(f)
             profiles = ["standard", "strict"] if a.profile == "both" else [a.profile]
             for i, prof in enumerate(profiles):
                 r = fz.run_one(a.start + i, cfg=json.loads(json.dumps(cfg)), profile=prof,
-                               done=["replay " + a.replay])
+                               done=["replay " + a.replay], links=links)
                 results[r] = results.get(r, 0) + 1
         else:
             i = a.start
