@@ -23,7 +23,9 @@
 #               (tests/rootless/with-user.sh)
 #   bench       tests/bench/run.sh --tiny, one test
 #   format      clang-format, one test
-#   fuzz        each libFuzzer harness for SBRUN_FUZZ_SECONDS
+#   fuzz        each libFuzzer harness for SBRUN_FUZZ_SECONDS, then the
+#               hostile-config fuzzer (tests/fuzz/hostile/run.sh --ci) for
+#               SBRUN_HOSTILE_SECONDS (120)
 #   asan        tests/asan.sh: the tests that exercise memory (units,
 #               integration but its soak/scale/timing files, the fault walk)
 #               again under ASan/UBSan, after the host lanes, beside the VM
@@ -68,7 +70,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 # 2-core machine: the VM lane runs beside all the others.
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
         [rootless]=300 [engines]=600
-        [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=420
+        [faults]=300 [selftest]=120 [bench]=300 [format]=60 [fuzz]=600
         [asan]=1500 [vm]=3000 [vm-systemd]=900 [vm-nolandlock]=180 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
@@ -414,9 +416,13 @@ if [ "$role" = all ]; then
 
         # Each harness of tests/fuzz/ (one per input sbrun parses) runs for
         # SBRUN_FUZZ_SECONDS from its seed corpus; each is one test. New inputs
-        # go to a temporary directory, never into the source tree.
+        # go to a temporary directory, never into the source tree. Then the
+        # hostile-config fuzzer (tests/fuzz/hostile/) runs mutated engine
+        # configs with the built sbrun for SBRUN_HOSTILE_SECONDS, one test.
         ls "$SBRUN_SRCDIR"/tests/fuzz/fuzz_*.c 2>/dev/null |
                 sed 's|.*/fuzz_\(.*\)\.c$|fuzz \1|' >"$LANES_DIR/fuzz.plan"
+        hostile=$SBRUN_SRCDIR/tests/fuzz/hostile/run.sh
+        [ -x "$hostile" ] && echo "fuzz hostile" >>"$LANES_DIR/fuzz.plan"
         if [ "${SBRUN_FUZZ:-1}" = 0 ]; then
                 lane_skipped fuzz "$(grep -c '' "$LANES_DIR/fuzz.plan")" "SBRUN_FUZZ=0"
         else
@@ -427,6 +433,11 @@ if [ "$role" = all ]; then
                 SBRUN_FUZZ_BUILDDIR=${SBRUN_FUZZ_BUILDDIR:-$SBRUN_BUILDDIR/tests/.work/fuzz} \
                         "$SBRUN_SRCDIR/tests/fuzz/run.sh" "$fuzz_seconds" </dev/null 2>&1 | tee "$log.raw"
                 rc=${PIPESTATUS[0]}
+                if [ -x "$hostile" ]; then
+                        TMPDIR=$SBRUN_TEST_TMP "$hostile" --ci "${SBRUN_HOSTILE_SECONDS:-120}" </dev/null 2>&1 |
+                                tee -a "$log.raw"
+                        [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+                fi
                 # run.sh prints "ok - fuzz NAME ...": numbered here for the plan check.
                 awk '/^(not )?ok - fuzz / { n++; sub(/ - /, " " n " "); print; next } { print }' \
                         "$log.raw" >"$log"
