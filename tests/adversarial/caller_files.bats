@@ -51,6 +51,8 @@ assert_canary() {
         make_bundle
         set_args sleep 1000
         mkdir "$dir"
+        # The caller's directory: a rootless caller's own.
+        [ -z "${SBRUN_AS_USER:-}" ] || chown "$SBRUN_AS_USER:" "$dir"
         # The names a user who owns the directory could plant: the pid
         # file itself and the temporary name sbrun once used.
         ln -s "$c_pid" "$dir/pid"
@@ -96,6 +98,7 @@ assert_canary() {
         c_link=$(canary link)
         make_bundle
         mkdir "$TEST_DIR/logs"
+        [ -z "${SBRUN_AS_USER:-}" ] || chown "$SBRUN_AS_USER:" "$TEST_DIR/logs"
 
         ln -s "$c_sym" "$log"
         run sbrun --log "$log" run -b "$BUNDLE" "$ID"
@@ -103,6 +106,8 @@ assert_canary() {
         assert_canary "$c_sym" sym
 
         rm "$log"
+        # A file the caller may write, under another name too.
+        [ -z "${SBRUN_AS_USER:-}" ] || chown "$SBRUN_AS_USER:" "$c_link"
         ln "$c_link" "$log"
         run sbrun --log "$log" run -b "$BUNDLE" "$ID"
         assert_fails_cleanly "$ID" "--log $log: has 2 links: sbrun appends only to a file with one"
@@ -112,6 +117,7 @@ assert_canary() {
         # and appended to (--debug: the run writes lines of its own).
         rm "$log"
         echo "an earlier line" >"$log"
+        [ -z "${SBRUN_AS_USER:-}" ] || chown "$SBRUN_AS_USER:" "$log"
         run sbrun --debug --log "$log" run -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ] || fail "run: $status $output"
         [ "$(head -n 1 "$log")" = "an earlier line" ] || fail "log: $(head -n 3 "$log")"
