@@ -439,10 +439,76 @@ static int cap_implicit_dev(struct oci_config *config, const struct floor_contex
         return floor_note(report, err, FLOOR_CLAMPED, "mounts./dev", req, eff, rule);
 }
 
+/* dest as the kernel walks it, for the comparison only: repeated slashes
+ * and "." components dropped (".." is refused by the translation). */
+static bool dest_is(const char *dest, const char *want)
+{
+        size_t w = 0, n = strlen(want);
+
+        for (const char *c = dest; *c != '\0';) {
+                if (c[0] == '/' && (c[1] == '/' || c[1] == '\0' ||
+                                    (c[1] == '.' && (c[2] == '/' || c[2] == '\0')))) {
+                        c += c[1] == '.' ? 2 : 1;
+                        continue;
+                }
+                if (w >= n || *c != want[w])
+                        return false;
+                w++;
+                c++;
+        }
+        return w == n;
+}
+
+/* The kernel's views: the floor's read-only and masked paths
+ * (floor_paths.c: /proc/sys, /proc/sysrq-trigger, /sys/firmware...) lie
+ * at /proc and /sys only, so a second proc at /p2 would be a writable
+ * /p2/sys/kernel/core_pattern, root on the host; and a sysfs mounted
+ * read-write is the host's devices and kernel knobs, whose files check
+ * no capability (a PCI device's remove). Mounted elsewhere: refused;
+ * sysfs: read-only, as runc's spec and Docker have it. */
+static int kernel_views(struct oci_config *config, struct floor_report *report,
+                        struct sb_error *err)
+{
+        for (size_t i = 0; i < config->n_mounts; i++) {
+                struct oci_mount *m = &config->mounts[i];
+                bool proc = m->type != NULL && strcmp(m->type, "proc") == 0;
+                bool sysfs = m->type != NULL && strcmp(m->type, "sysfs") == 0;
+                char field[64];
+
+                if ((!proc && !sysfs) || oci_mount_is_bind(m) || m->destination == NULL)
+                        continue;
+                if (!dest_is(m->destination, proc ? "/proc" : "/sys")) {
+                        snprintf(field, sizeof(field), "mounts[%zu].destination", i);
+                        if (floor_refuse(report, err, field, m->destination,
+                                         proc ? "standard: proc only at /proc, where its "
+                                                "read-only and masked paths are" :
+                                                "standard: sysfs only at /sys, where its "
+                                                "masked paths are") < 0)
+                                return -1;
+                        continue;
+                }
+                if (!sysfs || oci_mount_is_read_only(m))
+                        continue;
+                char **grown = realloc(m->options, (m->n_options + 2) * sizeof(char *));
+                if (grown == NULL)
+                        return sb_fail(err, ENOMEM, "mounts");
+                m->options = grown;
+                grown[m->n_options] = strdup("ro");
+                if (grown[m->n_options] == NULL)
+                        return sb_fail(err, ENOMEM, "mounts");
+                grown[++m->n_options] = NULL;
+                snprintf(field, sizeof(field), "mounts[%zu].options", i);
+                if (floor_note(report, err, FLOOR_FORCED, field, "rw", "ro",
+                               "standard: sysfs read-only") < 0)
+                        return -1;
+        }
+        return 0;
+}
+
 int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err)
 {
-        if (check_binds(config, ctx, report, err) < 0)
+        if (check_binds(config, ctx, report, err) < 0 || kernel_views(config, report, err) < 0)
                 return -1;
         if (ctx->profile->readonly_root && strict_root(config, ctx, report, err) < 0)
                 return -1;

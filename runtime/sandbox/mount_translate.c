@@ -258,7 +258,7 @@ const struct mounted *mount_table_find(const struct mount_table *table, const ch
 }
 
 static int table_add(struct mount_table *table, const char *dest, enum mounted_kind kind,
-                     const char *source)
+                     const char *source, int source_fd)
 {
         if (table->n == table->cap) {
                 size_t cap = table->cap ? table->cap * 2 : 16;
@@ -272,6 +272,7 @@ static int table_add(struct mount_table *table, const char *dest, enum mounted_k
         m->destination = strdup(dest);
         m->kind = kind;
         m->source = source ? strdup(source) : NULL;
+        m->source_fd = source_fd;
         return 0;
 }
 
@@ -314,13 +315,19 @@ static int resolve_destination(const struct mount_table *table, int rootfs_fd, c
                 *resolved = strdup(dest);
                 return *resolved ? 0 : sb_fail(err, ENOMEM, "%s", dest);
         }
+        /* From the directory held and bound: the source's path was judged
+         * once, and by now may be a symlink to anywhere on the host, where
+         * a destination's missing directories would be made. */
         struct stat st;
-        if (stat(under->source, &st) < 0 || !S_ISDIR(st.st_mode))
-                return sb_fail(err, ENOTDIR, "inside the bind mount of %s", under->source);
-        _cleanup_close_ int base = open(under->source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_close_ int base =
+                under->source_fd >= 0 ?
+                        fcntl(under->source_fd, F_DUPFD_CLOEXEC, 3) :
+                        open(under->source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         _cleanup_free_ char *inner = NULL;
         if (base < 0)
                 return sb_fail(err, errno, "open %s", under->source);
+        if (fstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
+                return sb_fail(err, ENOTDIR, "inside the bind mount of %s", under->source);
         const char *rest = dest + strlen(under->destination);
         if (rootfs_resolve(base, *rest ? rest : "/", create, &inner, NULL, err) < 0)
                 return -1;
@@ -346,7 +353,7 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
 {
         _cleanup_free_ char *source = NULL;
         _cleanup_free_ char *dest = NULL;
-        int fd_number = -1;
+        int fd_number = -1, held_fd = -1;
         struct stat st;
 
         if (m->source == NULL) /* the sysfs/cgroup binds in a user namespace have one */
@@ -354,6 +361,7 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         if (held != NULL && i < held->n && held->fds[i] >= 0) {
                 source = strdup(held->paths[i]);
                 st = held->stats[i];
+                held_fd = held->fds[i];
                 fd_number = bind_sources_pass(held, i, first_fd);
         } else if (m->source[0] == '/') {
                 source = strdup(m->source);
@@ -394,8 +402,9 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
         if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
-        return table_add(table, dest, MOUNTED_BIND, source) < 0 ? sb_fail(err, ENOMEM, "mounts") :
-                                                                  0;
+        return table_add(table, dest, MOUNTED_BIND, source, held_fd) < 0 ?
+                       sb_fail(err, ENOMEM, "mounts") :
+                       0;
 }
 
 /* bwrap has no size for --dev (its --size is for --tmpfs only), and an
@@ -577,7 +586,7 @@ static int translate_fresh(const struct oci_mount *m, size_t i, int rootfs_fd,
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
         if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
-        return table_add(table, dest, kind, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+        return table_add(table, dest, kind, NULL, -1) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
 }
 
 static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
@@ -604,7 +613,8 @@ static int translate_init_fs(const struct oci_mount *m, size_t i, int rootfs_fd,
                 return sb_fail(err, ENOMEM, "mounts[%zu]", i);
         if (add_setattr(init, dest, o, i, err) < 0 || add_propagation(init, dest, o, i, err) < 0)
                 return -1;
-        return table_add(table, dest, MOUNTED_INIT, NULL) < 0 ? sb_fail(err, ENOMEM, "mounts") : 0;
+        return table_add(table, dest, MOUNTED_INIT, NULL, -1) < 0 ? sb_fail(err, ENOMEM, "mounts") :
+                                                                    0;
 }
 
 /* What the config alone says of one mount, before any rootfs or host is
@@ -779,7 +789,7 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                             bwrap, init, err) < 0)
                         return -1;
                 table->has_dev = true;
-                if (table_add(table, "/dev", MOUNTED_FRESH, NULL) < 0)
+                if (table_add(table, "/dev", MOUNTED_FRESH, NULL, -1) < 0)
                         return sb_fail(err, ENOMEM, "mounts");
         }
         for (size_t i = 0; i < config->n_mounts; i++) {

@@ -25,6 +25,10 @@ struct mounted {
         char *destination; /* clean, symlink-free path inside the container */
         enum mounted_kind kind;
         char *source; /* host path for binds */
+        /* the held source a bind was made from (bind_sources.h, borrowed):
+         * a later destination under it is resolved from it, never from the
+         * path, which may name something else by then; -1 if none */
+        int source_fd;
 };
 
 struct init_mount_list {
