@@ -57,6 +57,11 @@ struct floor_host {
         size_t n_binds;
         const struct floor_tree *trees;
         size_t n_trees;
+        /* The mounts below the root and below each bind source (by mount
+         * index, NULL for none): bwrap's binds are recursive, so each is
+         * judged as the source is. */
+        const struct floor_identity_list *root_submounts;
+        const struct floor_identity_list *const *bind_submounts;
 };
 
 struct floor_context {

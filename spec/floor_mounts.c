@@ -57,6 +57,21 @@ static int judge_tree(const struct floor_identity *id, bool writable, bool is_ro
         return floor_refuse(report, err, field, shown, t->rule);
 }
 
+/* What a recursive bind brings along is judged as the source is: a mount
+ * of a protected tree below it (a host's /mnt/etc, a bind of /etc) is that
+ * tree. */
+static int judge_submounts(const struct floor_identity_list *subs, bool writable, bool is_root,
+                           const char *field, const char *value, const struct floor_context *ctx,
+                           struct floor_report *report, struct sb_error *err)
+{
+        for (size_t i = 0; subs != NULL && i < subs->n; i++) {
+                if (judge_tree(&subs->items[i], writable, is_root, field, value, ctx, report, err) <
+                    0)
+                        return -1;
+        }
+        return 0;
+}
+
 static const char *refusal(const char *source)
 {
         const char *base = strrchr(source, '/');
@@ -108,7 +123,10 @@ static int check_binds(struct oci_config *config, const struct floor_context *ct
                         return sb_fail(err, 0, "%s: \"%s\" was not judged before the check", field,
                                        m->source);
                 if (judge_tree(ctx->host->binds[i], !oci_mount_is_read_only(m), false, field,
-                               m->source, ctx, report, err) < 0)
+                               m->source, ctx, report, err) < 0 ||
+                    judge_submounts(ctx->host->bind_submounts ? ctx->host->bind_submounts[i] : NULL,
+                                    !oci_mount_is_read_only(m), false, field, m->source, ctx,
+                                    report, err) < 0)
                         return -1;
                 rule = refusal(source);
                 if (rule == NULL)
@@ -515,8 +533,10 @@ int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
         /* The root is bound like any source: the same trees, under every
          * profile, judged once strict has made it read-only. */
         if (ctx->host->root != NULL &&
-            judge_tree(ctx->host->root, !config->root.readonly, true, "root.path",
-                       config->root.path, ctx, report, err) < 0)
+            (judge_tree(ctx->host->root, !config->root.readonly, true, "root.path",
+                        config->root.path, ctx, report, err) < 0 ||
+             judge_submounts(ctx->host->root_submounts, !config->root.readonly, true, "root.path",
+                             config->root.path, ctx, report, err) < 0))
                 return -1;
         if (workspace(config, report, err) < 0)
                 return -1;

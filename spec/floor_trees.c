@@ -43,7 +43,20 @@ static const struct {
         { "/lib32", PROGRAMS },
         { "/lib64", PROGRAMS },
         { "/libx32", PROGRAMS },
+        { "/opt", PROGRAMS },
+        /* What root on the host reads and runs: its home (.ssh, .profile),
+         * the cron and at spools, the package and unit databases. */
+        { "/root", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
+        { "/var/spool", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
+        { "/var/lib/dpkg", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
+        { "/var/lib/rpm", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
+        { "/var/lib/systemd", FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_WRITABLE_INSIDE },
 };
+
+/* Sockets whose server acts for whoever connects as root: a container
+ * whose uid 0 is the host's would start units or run commands on the host
+ * (the system bus, systemd's private socket). */
+static const char *const root_socket_trees[] = { "/run/dbus", "/run/systemd/private", NULL };
 
 /* Engine sockets give root on the host to whoever can talk to them. */
 static const char *const engine_socket_dirs[] = { "/run/containerd", "/run/docker",
@@ -108,9 +121,17 @@ int floor_trees_plan(const struct floor_tree_paths *p, struct floor_tree **trees
                         err) < 0)
                         return -1;
         }
+        /* A relative --root or --policy is judged too: the runtime opens it
+         * where sbrun runs and reads back its canonical path. */
         for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
-                if (own[i].path != NULL && own[i].path[0] == '/' &&
+                if (own[i].path != NULL && own[i].path[0] != '\0' &&
                     add(trees, n, own[i].path, own[i].what, own[i].rule, own[i].flags, err) < 0)
+                        return -1;
+        }
+        for (const char *const *d = root_socket_trees; *d != NULL; d++) {
+                if (add(trees, n, *d, "the host's D-Bus or systemd socket",
+                        "standard: no socket whose server acts for the host's root",
+                        FLOOR_TREE_IS | FLOOR_TREE_CONTAINS | FLOOR_TREE_INSIDE, err) < 0)
                         return -1;
         }
         for (const char *const *d = engine_socket_dirs; *d != NULL; d++) {
@@ -127,6 +148,14 @@ void floor_identity_release(struct floor_identity *id)
         free(id->path);
         free(id->fs_path);
         memset(id, 0, sizeof(*id));
+}
+
+void floor_identity_list_release(struct floor_identity_list *list)
+{
+        for (size_t i = 0; list->items != NULL && i < list->n; i++)
+                floor_identity_release(&list->items[i]);
+        free(list->items);
+        memset(list, 0, sizeof(*list));
 }
 
 void floor_trees_release(struct floor_tree *trees, size_t n)

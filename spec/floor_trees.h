@@ -27,6 +27,13 @@ struct floor_identity {
                         * mountinfo joined with the rest); NULL: unknown */
 };
 
+/* The mounts below a held directory, each as the identity of its root:
+ * what a recursive bind of it (bwrap's are) brings along. */
+struct floor_identity_list {
+        struct floor_identity *items;
+        size_t n;
+};
+
 /* The relations a tree refuses. */
 enum {
         FLOOR_TREE_IS = 1 << 0,                /* the candidate is the tree */
@@ -60,6 +67,7 @@ int floor_trees_plan(const struct floor_tree_paths *paths, struct floor_tree **t
                      struct sb_error *err);
 void floor_trees_release(struct floor_tree *trees, size_t n);
 void floor_identity_release(struct floor_identity *id);
+void floor_identity_list_release(struct floor_identity_list *list);
 
 /* The first tree that the candidate (the root, or a bind source), writable
  * or not, reaches in a way it refuses, with *relation set to "is",

@@ -86,13 +86,19 @@ static int gather_identities(const struct oci_config *config, const struct bind_
                 if (path_identity_of_fd(root_fd, &f->root, err) < 0)
                         return sb_error_prefix(err, "root.path: \"%s\"", config->root.path);
                 f->host.root = &f->root;
+                if (path_identity_submounts(&f->root, &f->root_subs, err) < 0)
+                        return -1;
+                f->host.root_submounts = &f->root_subs;
         }
         if (binds == NULL || binds->n == 0)
                 return 0;
         f->ids = calloc(binds->n, sizeof(*f->ids));
         f->bind_ids = calloc(binds->n, sizeof(*f->bind_ids));
-        if (f->ids == NULL || f->bind_ids == NULL)
+        f->subs = calloc(binds->n, sizeof(*f->subs));
+        f->sub_ptrs = calloc(binds->n, sizeof(*f->sub_ptrs));
+        if (f->ids == NULL || f->bind_ids == NULL || f->subs == NULL || f->sub_ptrs == NULL)
                 return sb_fail(err, ENOMEM, "mounts");
+        f->host.bind_submounts = (const struct floor_identity_list *const *)f->sub_ptrs;
         f->host.binds = (const struct floor_identity *const *)f->bind_ids;
         f->host.n_binds = binds->n;
         for (size_t i = 0; i < binds->n && i < config->n_mounts; i++) {
@@ -102,6 +108,11 @@ static int gather_identities(const struct oci_config *config, const struct bind_
                         return sb_error_prefix(err, "mounts[%zu].source: \"%s\"", i,
                                                config->mounts[i].source);
                 f->bind_ids[i] = &f->ids[i];
+                if (!S_ISDIR(binds->stats[i].st_mode))
+                        continue;
+                if (path_identity_submounts(&f->ids[i], &f->subs[i], err) < 0)
+                        return -1;
+                f->sub_ptrs[i] = &f->subs[i];
         }
         return 0;
 }
@@ -138,6 +149,11 @@ void floor_host_release(struct floor_host_facts *f)
         floor_identity_release(&f->root);
         for (size_t i = 0; f->ids != NULL && i < f->host.n_binds; i++)
                 floor_identity_release(&f->ids[i]);
+        for (size_t i = 0; f->subs != NULL && i < f->host.n_binds; i++)
+                floor_identity_list_release(&f->subs[i]);
+        free(f->subs);
+        free(f->sub_ptrs);
+        floor_identity_list_release(&f->root_subs);
         free(f->ids);
         free(f->bind_ids);
         floor_trees_release(f->trees, f->n_trees);

@@ -14,12 +14,15 @@ struct sb_error;
 
 struct floor_host_facts {
         struct floor_host host;
-        bool *ns_is_host;                 /* owned; host.ns_is_host points here */
-        struct volume_quota *volumes;     /* owned; host.volumes points here */
-        struct floor_identity root;       /* owned; host.root points here when read */
-        struct floor_identity *ids;       /* owned, per mount */
-        struct floor_identity **bind_ids; /* owned; host.binds points here */
-        struct floor_tree *trees;         /* owned; host.trees points here */
+        bool *ns_is_host;                      /* owned; host.ns_is_host points here */
+        struct volume_quota *volumes;          /* owned; host.volumes points here */
+        struct floor_identity root;            /* owned; host.root points here when read */
+        struct floor_identity *ids;            /* owned, per mount */
+        struct floor_identity **bind_ids;      /* owned; host.binds points here */
+        struct floor_tree *trees;              /* owned; host.trees points here */
+        struct floor_identity_list root_subs;  /* owned */
+        struct floor_identity_list *subs;      /* owned, per mount */
+        struct floor_identity_list **sub_ptrs; /* owned; host.bind_submounts points here */
         size_t n_trees;
 };
 

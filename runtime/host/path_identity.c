@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,63 @@ int path_identity_trees(struct floor_tree *trees, size_t n, struct sb_error *err
                         }
                 }
                 sb_error_clear(&ignored);
+        }
+        return 0;
+}
+
+/* inner strictly below outer (both absolute, clean). */
+static bool strictly_below(const char *inner, const char *outer)
+{
+        size_t n = strcmp(outer, "/") == 0 ? 0 : strlen(outer);
+
+        return strncmp(inner, outer, n) == 0 && inner[n] == '/' && inner[n + 1] != '\0';
+}
+
+int path_identity_submounts(const struct floor_identity *id, struct floor_identity_list *out,
+                            struct sb_error *err)
+{
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+
+        memset(out, 0, sizeof(*out));
+        if (f == NULL || id->path == NULL)
+                return 0;
+        while (getline(&line, &cap, f) >= 0) {
+                char r[PATH_MAX * 4 + 1], p[PATH_MAX * 4 + 1];
+                if (sscanf(line, "%*d %*d %*s %16384s %16384s", r, p) != 2)
+                        continue;
+                unescape(r);
+                unescape(p);
+                if (!strictly_below(p, id->path))
+                        continue;
+                /* One mounted over another at the same place hides it:
+                 * only the topmost (the later line) is what a bind shows. */
+                for (size_t i = 0; i < out->n; i++) {
+                        if (strcmp(out->items[i].path, p) == 0) {
+                                floor_identity_release(&out->items[i]);
+                                out->items[i] = out->items[--out->n];
+                                break;
+                        }
+                }
+                struct floor_identity *grown = realloc(out->items, (out->n + 1) * sizeof(*grown));
+                if (grown == NULL)
+                        return sb_fail(err, ENOMEM, "mounts below %s", id->path);
+                out->items = grown;
+                struct floor_identity *sub = &grown[out->n++];
+                memset(sub, 0, sizeof(*sub));
+                sub->path = strdup(p);
+                sub->fs_path = strdup(r);
+                if (sub->path == NULL || sub->fs_path == NULL)
+                        return sb_fail(err, ENOMEM, "mounts below %s", id->path);
+                /* What is mounted there now: the topmost mount's root. */
+                _cleanup_close_ int fd = open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (fd >= 0 && fstat(fd, &st) == 0) {
+                        sub->dev = st.st_dev;
+                        sub->ino = st.st_ino;
+                        sub->known = true;
+                }
         }
         return 0;
 }

@@ -14,6 +14,13 @@ struct sb_error;
  * of another mount namespace (a /proc/PID/root of another container). */
 int path_identity_of_fd(int fd, struct floor_identity *id, struct sb_error *err);
 
+/* Every mount strictly below the directory id is (this mount namespace's
+ * /proc/self/mountinfo), each with the identity of its root: its device
+ * and inode (of the mount point as mounted), its path here and its
+ * mount's root in its file system. Fails only on ENOMEM. */
+int path_identity_submounts(const struct floor_identity *id, struct floor_identity_list *out,
+                            struct sb_error *err);
+
 /* Open each tree's path and fill its identity; a path that is not there
  * is judged by its spelling alone (id.known false). Fails only on ENOMEM. */
 int path_identity_trees(struct floor_tree *trees, size_t n, struct sb_error *err);

@@ -122,6 +122,24 @@ assert_root_refused() {
                 [[ $output == *"mounts["*"].source: \"$src\" ("*"sbrun's state root $ROOT"*refused* ]]
                 edit_config 'del(.mounts[-1])'
         done
+        # A bind of a directory that holds a mount of the state root: bwrap
+        # binds recursively, so what is mounted below a source is judged too.
+        edit_config ".mounts += [{\"destination\": \"/cache\", \"type\": \"bind\",
+                \"source\": \"$TEST_DIR/data\", \"options\": [\"rbind\", \"ro\"]}]"
+        mkdir "$TEST_DIR/data/below"
+        mount --bind "$ROOT" "$TEST_DIR/data/below"
+        run_profile standard
+        echo "below: $output"
+        [ "$status" -ne 0 ]
+        [[ $output == *"\"$TEST_DIR/data\" ($TEST_DIR/data/below is sbrun's state root $ROOT)"*refused* ]]
+        umount "$TEST_DIR/data/below"
+        # A relative --root is the same state root.
+        edit_config ".mounts[-1].source = \"$ROOT/.seccomp-cache\""
+        run bash -c "cd '$TEST_DIR' && '$SBRUN' --root state --policy '$(policy_for standard)' run -b '$BUNDLE' '$ID' 2>&1"
+        echo "relative: $output"
+        [ "$status" -ne 0 ]
+        [[ $output == *"is inside sbrun's state root $ROOT"*refused* ]]
+        edit_config 'del(.mounts[-1])'
         umount "$TEST_DIR/alias"
         [ "$(cd "$ROOT/.seccomp-cache" && find . -type f -exec sha256sum {} + | sort)" = "$before" ]
         # The next container still has its filter.
@@ -136,13 +154,13 @@ assert_root_refused() {
         make_bundle
         set_cmd 'cat /x >/dev/null && echo READ'
         local src
-        for src in /etc/hostname /usr/share /proc/sys/kernel/core_pattern; do
+        for src in /etc/hostname /usr/share /proc/sys/kernel/core_pattern /root /var/spool; do
                 edit_config ".mounts += [{\"destination\": \"/x\", \"type\": \"bind\",
                         \"source\": \"$src\", \"options\": [\"rbind\", \"rw\"]}]"
                 run_profile standard
                 echo "$src: $output"
                 [ "$status" -ne 0 ]
-                [[ $output == *"\"$src\" ($src is inside a host system directory"*", writable) refused"* ]]
+                [[ $output == *"\"$src\" ($src is "*"a host system directory"*") refused (rule: standard: no root or bind of a host system directory or its ancestor, nothing in it writable)"* ]]
                 edit_config 'del(.mounts[-1])'
         done
         edit_config '.mounts += [{"destination": "/x", "type": "bind",
