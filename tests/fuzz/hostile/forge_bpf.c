@@ -41,9 +41,9 @@ static int forge(int dir, const char *name)
         struct stat st;
         if (fd < 0)
                 return 0;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-            memcmp(h.magic, "SBSECBPF", 8) != 0 || h.key_len > (16u << 20) ||
-            (uint64_t)st.st_size < sizeof(h) + h.key_len) {
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+            pread(fd, &h, sizeof(h), 0) != sizeof(h) || memcmp(h.magic, "SBSECBPF", 8) != 0 ||
+            h.key_len > (16u << 20) || (uint64_t)st.st_size < sizeof(h) + h.key_len) {
                 close(fd);
                 return 0;
         }
@@ -58,7 +58,8 @@ static int forge(int dir, const char *name)
         h.checksum = fnv1a(fnv1a(0xcbf29ce484222325ull, key, h.key_len), (const uint8_t *)&allow,
                            sizeof(allow));
         int ok = pwrite(fd, &h, sizeof(h), 0) == sizeof(h) &&
-                 pwrite(fd, &allow, sizeof(allow), (off_t)(sizeof(h) + h.key_len)) == sizeof(allow) &&
+                 pwrite(fd, &allow, sizeof(allow), (off_t)(sizeof(h) + h.key_len)) ==
+                         sizeof(allow) &&
                  ftruncate(fd, (off_t)(sizeof(h) + h.key_len + sizeof(allow))) == 0;
         free(key);
         close(fd);
