@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,17 @@ int sb_memfd_with(const char *name, const void *data, size_t len, struct sb_erro
         if (sb_write_all(fd, data, len) < 0 || lseek(fd, 0, SEEK_SET) < 0)
                 return sb_fail(err, errno, "write %s", name);
         return SB_STEAL_FD(fd);
+}
+
+char *sb_fd_path(int fd)
+{
+        char link[64], target[PATH_MAX];
+        ssize_t n;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = readlink(link, target, sizeof(target) - 1);
+        if (n < 0)
+                return NULL;
+        target[n] = '\0';
+        return strdup(target);
 }

@@ -16,6 +16,11 @@ int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_er
 int sb_write_file_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
                          struct sb_error *err);
 
+/* The path the kernel gives for what fd holds (readlink of
+ * /proc/self/fd/FD): canonical for a file of this mount namespace. NULL
+ * with errno set. Caller frees. */
+char *sb_fd_path(int fd);
+
 /* write() all of buf, retrying on EINTR and short writes. */
 int sb_write_all(int fd, const void *buf, size_t len);
 

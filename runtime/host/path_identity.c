@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,19 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *fd_path(int fd)
-{
-        char link[64], target[PATH_MAX];
-        ssize_t n;
-
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-        n = readlink(link, target, sizeof(target) - 1);
-        if (n < 0)
-                return NULL;
-        target[n] = '\0';
-        return strdup(target);
-}
 
 /* The mount fd lies on, by the id /proc/self/fdinfo gives (every kernel
  * since 3.15, O_PATH fds included). */
@@ -113,7 +101,7 @@ int path_identity_of_fd(int fd, struct floor_identity *id, struct sb_error *err)
         memset(id, 0, sizeof(*id));
         if (fstat(fd, &st) < 0)
                 return sb_fail(err, errno, "fstat");
-        id->path = fd_path(fd);
+        id->path = sb_fd_path(fd);
         if (id->path == NULL)
                 return sb_fail(err, errno, "its path");
         if (id->path[0] != '/' || strstr(id->path, " (deleted)") != NULL)

@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 #include "oci/config.h"
 
 #include <errno.h>
@@ -11,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static char *fd_canonical_path(int fd)
-{
-        char link[64], target[PATH_MAX];
-        ssize_t n;
-
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-        n = readlink(link, target, sizeof(target) - 1);
-        if (n < 0)
-                return NULL;
-        target[n] = '\0';
-        return strdup(target);
-}
 
 int bind_sources_open(const struct oci_config *config, const char *bundle, struct bind_sources *bs,
                       struct sb_error *err)
@@ -56,7 +44,7 @@ int bind_sources_open(const struct oci_config *config, const char *bundle, struc
                 bs->fds[i] = open(source, O_PATH | O_CLOEXEC);
                 if (bs->fds[i] < 0)
                         return sb_fail(err, errno, "mounts[%zu].source: \"%s\"", i, m->source);
-                bs->paths[i] = fd_canonical_path(bs->fds[i]);
+                bs->paths[i] = sb_fd_path(bs->fds[i]);
                 if (bs->paths[i] == NULL || fstat(bs->fds[i], &bs->stats[i]) < 0)
                         return sb_fail(err, errno, "mounts[%zu].source: \"%s\"", i, m->source);
         }

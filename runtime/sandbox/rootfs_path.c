@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/fs_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -280,8 +281,6 @@ int rootfs_open_root(const char *root_path, const char *bundle, char **real, int
 {
         _cleanup_free_ char *joined = NULL;
         const char *path = root_path;
-        char link[64], buf[PATH_MAX];
-        ssize_t n;
 
         if (path[0] != '/') {
                 if (asprintf(&joined, "%s/%s", bundle, path) < 0)
@@ -294,13 +293,8 @@ int rootfs_open_root(const char *root_path, const char *bundle, char **real, int
         *fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (*fd < 0)
                 return sb_fail(err, errno, "root.path: \"%s\"", root_path);
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", *fd);
-        n = readlink(link, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return sb_fail(err, errno, "root.path: \"%s\"", root_path);
-        buf[n] = '\0';
-        *real = strdup(buf);
+        *real = sb_fd_path(*fd);
         if (*real == NULL)
-                return sb_fail(err, ENOMEM, "root.path");
+                return sb_fail(err, errno, "root.path: \"%s\"", root_path);
         return 0;
 }
