@@ -503,7 +503,7 @@ static void test_strict_tmp(void **state)
         assert_int_equal(floor_run(&run,
                                    SPEC("",
                                         ",'mounts':[{'destination':'/tmp','type':'bind',"
-                                        "'source':'/tmp','options':['rbind']}]",
+                                        "'source':'/srv','options':['rbind']}]",
                                         ""),
                                    STRICT_POLICY, NULL, NULL, FLOOR_CREATE),
                          -1);
@@ -560,7 +560,7 @@ static void test_workspace(void **state)
         assert_int_equal(floor_run(&run,
                                    SPEC("",
                                         ",'annotations':{'run.sbrun.workspace':'/work'},'mounts':"
-                                        "[{'destination':'/work','type':'bind','source':'/tmp',"
+                                        "[{'destination':'/work','type':'bind','source':'/srv',"
                                         "'options':['rbind']}]",
                                         ""),
                                    NULL, NULL, NULL, FLOOR_CREATE),
