@@ -115,7 +115,8 @@ bool floor_device_allowed(char type, int64_t major, int64_t minor, const char *p
 
 /* The concerns, one file each; each takes the same arguments. */
 /* spec_fields: the runtime-spec fields sbrun does not carry out, refused by
- * name (and an ociVersion of another major version). */
+ * name (and an ociVersion of another major version), and the limits on the
+ * process's scheduling (nothing real-time, no negative nice, no LINUX32). */
 int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx,
                       struct floor_report *report, struct sb_error *err);
 /* Its process part, for `exec --process` too; prefix names the process in

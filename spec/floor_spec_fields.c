@@ -3,9 +3,12 @@
  * carry out, and sbrun drops nothing without a word. Every field of the
  * spec has its decision in docs/policy.md ("Every runtime-spec field"); the
  * ones this file refuses are the "refused" rows there. Also the config's
- * ociVersion: a major version sbrun does not know is refused. */
+ * ociVersion: a major version sbrun does not know is refused; and the
+ * process's scheduling fields, carried out (runtime/sandbox/plan_sched.c)
+ * within the floor's limits judged here. */
 #include "config.h"
 
+#include "common/cpu_list.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "oci/config.h"
@@ -63,38 +66,85 @@ static int oci_version(const struct oci_config *config, struct floor_report *rep
         return 0;
 }
 
+/* The process's scheduling is carried out (runtime/init/init_sched.h)
+ * within what keeps the host responsive: nothing real-time, no negative
+ * nice. Under both profiles: a container that raises itself over the
+ * host's processes can starve them, and the kernel would let a root
+ * container do it (CAP_SYS_NICE, CAP_SYS_ADMIN for the RT I/O class). */
+#define STARVES "would let the container starve the host: "
+
 static int io_priority(const struct oci_io_priority *io, const char *prefix,
                        struct floor_report *report, struct sb_error *err)
 {
         char field[64], value[96];
 
+        if (io->klass == NULL || strcmp(io->klass, "IOPRIO_CLASS_RT") != 0)
+                return 0;
         snprintf(field, sizeof(field), "%s.ioPriority", prefix);
-        snprintf(value, sizeof(value), "%s %" PRId32, io->klass ? io->klass : "?", io->priority);
+        snprintf(value, sizeof(value), "%s %" PRId32, io->klass, io->priority);
         return floor_refuse(report, err, field, value,
-                            NOT_SUPPORTED "the I/O priority (ioprio_set) is not set");
+                            STARVES "the real-time I/O class goes before every other");
+}
+
+static bool policy_is(const struct oci_scheduler *s, const char *policy)
+{
+        return s->policy != NULL && strcmp(s->policy, policy) == 0;
 }
 
 static int scheduler(const struct oci_scheduler *s, const char *prefix, struct floor_report *report,
                      struct sb_error *err)
 {
         char field[64], value[96];
+        const char *rule = NULL;
 
         snprintf(field, sizeof(field), "%s.scheduler", prefix);
-        snprintf(value, sizeof(value), "%s", s->policy ? s->policy : "?");
+        snprintf(value, sizeof(value), "%s nice %" PRId32 " priority %" PRId32,
+                 s->policy ? s->policy : "?", s->nice, s->priority);
+        if (policy_is(s, "SCHED_FIFO") || policy_is(s, "SCHED_RR") ||
+            policy_is(s, "SCHED_DEADLINE"))
+                rule = STARVES "a real-time policy runs before every normal process";
+        else if (policy_is(s, "SCHED_ISO"))
+                rule = "not supported by sbrun: SCHED_ISO is not in Linux";
+        else if (s->nice < 0)
+                rule = STARVES "a negative nice weighs it above the host's processes";
+        else if (s->nice > 19)
+                rule = "nice is -20 to 19";
+        /* runc's rules: the kernel takes a priority only for FIFO and RR,
+         * the times only for DEADLINE. */
+        else if (s->priority != 0)
+                rule = "priority is for SCHED_FIFO and SCHED_RR only";
+        else if (s->runtime != 0 || s->deadline != 0 || s->period != 0)
+                rule = "runtime, deadline and period are for SCHED_DEADLINE only";
+        if (rule == NULL)
+                return 0;
+        return floor_refuse(report, err, field, value, rule);
+}
+
+static int cpu_list(const char *list, const char *field, struct floor_report *report,
+                    struct sb_error *err)
+{
+        unsigned long mask[CPU_LIST_WORDS];
+        char value[96];
+
+        /* Empty is the runtime-spec's "not given". */
+        if (list == NULL || *list == '\0' || cpu_list_parse(list, mask) == 0)
+                return 0;
+        snprintf(value, sizeof(value), "\"%.80s\"", list);
         return floor_refuse(report, err, field, value,
-                            NOT_SUPPORTED "the scheduling policy (sched_setattr) is not set");
+                            "a CPU list is N or N-M items separated by commas, CPUs below 1024");
 }
 
 static int exec_cpu_affinity(const struct oci_exec_cpu_affinity *a, const char *prefix,
                              struct floor_report *report, struct sb_error *err)
 {
-        char field[64], value[160];
+        char initial[80], final[80];
 
-        snprintf(field, sizeof(field), "%s.execCPUAffinity", prefix);
-        snprintf(value, sizeof(value), "initial \"%.60s\" final \"%.60s\"",
-                 a->initial ? a->initial : "", a->final ? a->final : "");
-        return floor_refuse(report, err, field, value,
-                            NOT_SUPPORTED "the CPU affinity (sched_setaffinity) is not set");
+        snprintf(initial, sizeof(initial), "%s.execCPUAffinity.initial", prefix);
+        snprintf(final, sizeof(final), "%s.execCPUAffinity.final", prefix);
+        if (cpu_list(a->initial, initial, report, err) < 0 ||
+            cpu_list(a->final, final, report, err) < 0)
+                return -1;
+        return 0;
 }
 
 int floor_process_fields(const struct oci_process *p, const char *prefix,
@@ -188,6 +238,11 @@ static int time_offsets(const struct oci_linux *l, struct floor_report *report,
                             NOT_SUPPORTED "offsets need a time namespace, which bwrap cannot make");
 }
 
+/* LINUX is carried out (personality(PER_LINUX)). LINUX32 would ask for
+ * 32-bit system calls, which the floor seccomp filter denies every one of
+ * (runtime/seccomp/floor_seccomp.c kills other architectures): refused here, by name, rather than a
+ * container that fails at its first call. The runtime-spec defines no
+ * flag, and a flag such as ADDR_NO_RANDOMIZE would weaken the container. */
 static int personality(const struct oci_personality *p, struct floor_report *report,
                        struct sb_error *err)
 {
@@ -195,8 +250,13 @@ static int personality(const struct oci_personality *p, struct floor_report *rep
 
         snprintf(value, sizeof(value), "%.60s%s", p->domain ? p->domain : "?",
                  p->n_flags ? " with flags" : "");
-        return floor_refuse(report, err, "linux.personality", value,
-                            NOT_SUPPORTED "the execution domain (personality) is not set");
+        if (p->domain != NULL && strcmp(p->domain, "LINUX32") == 0)
+                return floor_refuse(report, err, "linux.personality", value,
+                                    "32-bit system calls are denied by the floor seccomp filter");
+        if (p->n_flags > 0)
+                return floor_refuse(report, err, "linux.personality", value,
+                                    NOT_SUPPORTED "the runtime-spec defines no personality flag");
+        return 0;
 }
 
 int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx,

@@ -355,7 +355,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 .stderr_fd = -1,
                 .console_fd = launcher_fd_number(opts->preserve_fds, LFD_CONSOLE),
         };
-        if (plan_build_exec(x->process, x->exec_path, &in, &x->plan, err) < 0)
+        if (plan_build_exec(x->config, x->process, x->exec_path, &in, &x->plan, err) < 0)
                 return -1;
         /* The floor and the container's seccomp filter hold for every exec
          * too. */

@@ -7,6 +7,7 @@
 #include "runtime/init/init_console.h"
 #include "runtime/init/init_fds.h"
 #include "runtime/init/init_notify.h"
+#include "runtime/init/init_sched.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
@@ -289,11 +290,14 @@ _Noreturn void init_become_process(const struct init_plan *plan)
         /* With a terminal the init attached the pty already. */
         if (!plan->terminal && leave_session(&err) < 0)
                 goto fail;
-        if (init_set_credentials(plan, &err) < 0 || init_set_process_attrs(plan, &err) < 0 ||
-            close_fds_keeping_notify(plan, &err) < 0)
+        /* The scheduling attributes while the init still holds its
+         * capabilities: a nice the caller's raised needs CAP_SYS_NICE to
+         * come back down to what the config asks. */
+        if (init_set_sched_attrs(plan, &err) < 0 || init_set_credentials(plan, &err) < 0 ||
+            init_set_process_attrs(plan, &err) < 0 || close_fds_keeping_notify(plan, &err) < 0)
                 goto fail;
         reset_signals();
-        if (init_load_seccomp(plan, &err) < 0)
+        if (init_affinity_final(plan, &err) < 0 || init_load_seccomp(plan, &err) < 0)
                 goto fail;
         init_exec(plan);
 fail:

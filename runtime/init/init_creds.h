@@ -24,8 +24,9 @@ _Noreturn void init_exec(const struct init_plan *plan);
 
 /* The whole tail, in order: stderr, Landlock, keyring, a new session without a
  * controlling terminal (a terminal's session was made when the pty was
- * attached), credentials, umask, no_new_privs, close fds, seccomp, execve.
- * Errors go to stderr, exit 1. */
+ * attached), I/O priority, scheduler and personality (init_sched.h),
+ * credentials, umask, no_new_privs, close fds, the final CPU affinity,
+ * seccomp, execve. Errors go to stderr, exit 1. */
 _Noreturn void init_become_process(const struct init_plan *plan);
 
 #endif

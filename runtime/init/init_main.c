@@ -15,6 +15,7 @@
 #include "runtime/init/init_lsm.h"
 #include "runtime/init/init_mounts.h"
 #include "runtime/init/init_plan.h"
+#include "runtime/init/init_sched.h"
 #include "runtime/init/exec_lookup.h"
 
 #include "common/cleanup.h"
@@ -232,8 +233,10 @@ int main(int argc, char **argv)
         }
         /* The labels before the ready report, as runc applies them before it
          * syncs with its parent: a profile the kernel refuses fails create. */
-        if (join_cgroup(&plan, &err) < 0 || setup_container(&plan, &console_slave, &err) < 0 ||
-            find_executable(&plan, &err) < 0 || attach_terminal(&plan, &console_slave, &err) < 0 ||
+        if (init_affinity_initial(&plan, &err) < 0 || join_cgroup(&plan, &err) < 0 ||
+            init_affinity_reset(&plan, &err) < 0 ||
+            setup_container(&plan, &console_slave, &err) < 0 || find_executable(&plan, &err) < 0 ||
+            attach_terminal(&plan, &console_slave, &err) < 0 ||
             init_set_lsm_labels(&plan, &err) < 0 ||
             init_landlock_prepare(&plan, &plan.landlock_ruleset_fd, &err) < 0) {
                 report_failure(plan.ready_fd, &err);

@@ -228,6 +228,20 @@ int init_plan_encode(const struct init_plan *plan, uint8_t **out, size_t *out_le
         put_u64(&w, plan->landlock_exec_writable);
         put_u64(&w, plan->landlock_no_tcp);
         put_strv(&w, plan->landlock_writable);
+        put_u64(&w, plan->has_ioprio);
+        put_u64(&w, plan->ioprio);
+        put_u64(&w, plan->has_scheduler);
+        put_u64(&w, plan->sched_policy);
+        put_u64(&w, (uint64_t)(int64_t)plan->sched_nice);
+        put_u64(&w, plan->sched_priority);
+        put_u64(&w, plan->sched_flags);
+        put_u64(&w, plan->sched_runtime);
+        put_u64(&w, plan->sched_deadline);
+        put_u64(&w, plan->sched_period);
+        put_str(&w, plan->cpu_affinity_initial);
+        put_str(&w, plan->cpu_affinity_final);
+        put_u64(&w, plan->has_personality);
+        put_u64(&w, plan->personality);
 
         if (w.failed) {
                 free(w.buf);
@@ -332,6 +346,20 @@ int init_plan_decode(const uint8_t *buf, size_t len, struct init_plan *plan, str
         plan->landlock_no_tcp = get_u64(&r) != 0;
         plan->landlock_writable = get_strv(&r);
         plan->landlock_ruleset_fd = -1;
+        plan->has_ioprio = get_u64(&r) != 0;
+        plan->ioprio = (uint32_t)get_u64(&r);
+        plan->has_scheduler = get_u64(&r) != 0;
+        plan->sched_policy = (uint32_t)get_u64(&r);
+        plan->sched_nice = (int32_t)(int64_t)get_u64(&r);
+        plan->sched_priority = (uint32_t)get_u64(&r);
+        plan->sched_flags = get_u64(&r);
+        plan->sched_runtime = get_u64(&r);
+        plan->sched_deadline = get_u64(&r);
+        plan->sched_period = get_u64(&r);
+        plan->cpu_affinity_initial = get_str(&r);
+        plan->cpu_affinity_final = get_str(&r);
+        plan->has_personality = get_u64(&r) != 0;
+        plan->personality = (uint32_t)get_u64(&r);
 
         if (r.failed || plan->mounts == NULL || plan->devices == NULL ||
             plan->additional_gids == NULL || plan->seccomp_programs == NULL ||
@@ -370,5 +398,7 @@ void init_plan_release(struct init_plan *plan)
         free(plan->seccomp_program_sizes);
         free(plan->seccomp_program_flags);
         free_strv(plan->landlock_writable);
+        free(plan->cpu_affinity_initial);
+        free(plan->cpu_affinity_final);
         memset(plan, 0, sizeof(*plan));
 }

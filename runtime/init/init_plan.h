@@ -122,6 +122,24 @@ struct init_plan {
         char **landlock_writable;
         /* sbrun-init's own, not encoded: the ruleset it prepared, or -1. */
         int landlock_ruleset_fd;
+
+        /* The process's scheduling, judged by the floor
+         * (spec/floor_spec_fields.c) and carried out by sbrun-init
+         * (runtime/init/init_sched.h). ioprio is IOPRIO_PRIO_VALUE(class,
+         * level); the sched_* fields are struct sched_attr's; the affinities
+         * are CPU lists (common/cpu_list.h), NULL when not given;
+         * personality is personality(2)'s argument. */
+        bool has_ioprio;
+        uint32_t ioprio;
+        bool has_scheduler;
+        uint32_t sched_policy;
+        int32_t sched_nice;
+        uint32_t sched_priority;
+        uint64_t sched_flags, sched_runtime, sched_deadline, sched_period;
+        char *cpu_affinity_initial;
+        char *cpu_affinity_final;
+        bool has_personality;
+        uint32_t personality;
 };
 
 /* Serialise into a malloc'd buffer. */

@@ -8,6 +8,7 @@
 #include "oci/config.h"
 #include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/mount_translate.h"
+#include "runtime/sandbox/plan_sched.h"
 #include "runtime/seccomp/floor_seccomp.h"
 #include "runtime/seccomp/seccomp_setup.h"
 #include "spec/floor_landlock.h"
@@ -204,7 +205,8 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         const struct oci_linux *linux_ = config->linux_;
 
         memset(plan, 0, sizeof(*plan));
-        if (fill_process(plan, config->process, NULL, in, err) < 0)
+        if (fill_process(plan, config->process, NULL, in, err) < 0 ||
+            plan_sched(plan, config->process, NULL, linux_ ? linux_->personality : NULL, err) < 0)
                 return -1;
         if (linux_ != NULL) {
                 if (add_path_mounts(in->mounts, linux_->masked_paths, linux_->n_masked_paths,
@@ -227,11 +229,17 @@ int plan_build(const struct oci_config *config, const struct plan_inputs *in,
         return 0;
 }
 
-int plan_build_exec(const struct oci_process *process, const char *exec_path,
-                    const struct plan_inputs *in, struct init_plan *plan, struct sb_error *err)
+int plan_build_exec(const struct oci_config *container, const struct oci_process *process,
+                    const char *exec_path, const struct plan_inputs *in, struct init_plan *plan,
+                    struct sb_error *err)
 {
+        const struct oci_linux *linux_ = container->linux_;
+
         memset(plan, 0, sizeof(*plan));
-        return fill_process(plan, process, exec_path, in, err);
+        if (fill_process(plan, process, exec_path, in, err) < 0)
+                return -1;
+        return plan_sched(plan, process, container->process, linux_ ? linux_->personality : NULL,
+                          err);
 }
 
 static int landlock_to_plan(const struct landlock_rules *r, struct init_plan *plan,

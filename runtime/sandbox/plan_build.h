@@ -30,10 +30,12 @@ struct plan_inputs {
 int plan_build(const struct oci_config *config, const struct plan_inputs *in,
                struct init_plan *plan, struct sb_error *err);
 
-/* exec's plan: the process only, its executable already found inside the
- * running container (exec_path). */
-int plan_build_exec(const struct oci_process *process, const char *exec_path,
-                    const struct plan_inputs *in, struct init_plan *plan, struct sb_error *err);
+/* exec's plan: the process, its executable already found inside the
+ * running container (exec_path); the scheduling fields it does not give and
+ * linux.personality come from the container's config, as with runc. */
+int plan_build_exec(const struct oci_config *container, const struct oci_process *process,
+                    const char *exec_path, const struct plan_inputs *in, struct init_plan *plan,
+                    struct sb_error *err);
 
 /* What confines every process a plan starts, create's first and each exec's. */
 struct plan_confinement {

@@ -4,7 +4,9 @@
 # by name (spec/floor_spec_fields.c): create and run fail naming the field
 # and the value and leave nothing behind, policy explain lists the refusal,
 # and exec --process refuses a process field. runtime.md: a runtime MUST
-# generate an error for what it cannot carry out.
+# generate an error for what it cannot carry out. The process's scheduling
+# (ioPriority, scheduler, execCPUAffinity, linux.personality) is carried
+# out within the floor's limits, seen from inside the container.
 
 load ../helpers
 
@@ -86,19 +88,20 @@ parser_keys() {
         local refused
         refused=$(field_table | awk -F'\t' '$2 == "refused" { print $1 }' |
                 grep -o '^`[^`]*`' | tr -d '`' | sort | tr '\n' ' ')
-        [ "$refused" = "linux.intelRdt linux.memoryPolicy linux.netDevices linux.personality linux.resources.memory.checkBeforeUpdate linux.timeOffsets mounts[].uidMappings process.execCPUAffinity process.ioPriority process.scheduler " ] ||
+        [ "$refused" = "linux.intelRdt linux.memoryPolicy linux.netDevices linux.resources.memory.checkBeforeUpdate linux.timeOffsets mounts[].uidMappings " ] ||
                 fail "refused rows: $refused"
 }
 
-# refused JQ FIELD VALUE: a config edited by JQ fails `run` with
-# "FIELD: VALUE refused (rule: not supported by sbrun: ..." and leaves
-# nothing behind; policy explain lists FIELD as refused with VALUE.
+# refused JQ FIELD VALUE [RULE]: a config edited by JQ fails `run` with
+# "FIELD: VALUE refused (rule: RULE..." (RULE: "not supported by sbrun: "
+# unless given) and leaves nothing behind; policy explain lists FIELD as
+# refused with VALUE.
 refused() {
         make_bundle
         set_cmd 'echo ran'
         edit_config "$1"
         run sbrun run -b "$BUNDLE" "$ID"
-        assert_fails_cleanly "$ID" "$2: $3 refused (rule: not supported by sbrun: "
+        assert_fails_cleanly "$ID" "$2: $3 refused (rule: ${4:-not supported by sbrun: }"
         [[ $output != *ran* ]] || fail "the container ran: $output"
         run sbrun policy explain --bundle "$BUNDLE" --format json
         [ "$status" -eq 0 ] || fail "explain: $output"
@@ -108,22 +111,94 @@ refused() {
                 <<<"$output" >/dev/null || fail "explain does not refuse $2 with '$3': $output"
 }
 
-@test "process.ioPriority is refused by name" {
-        refused '.process.ioPriority = {class: "IOPRIO_CLASS_BE", priority: 4}' \
-                process.ioPriority "IOPRIO_CLASS_BE 4"
+# runs_with JQ CMD: a fresh bundle edited by JQ runs CMD; $output is what
+# it printed.
+runs_with() {
+        rm -rf "$BUNDLE"
+        make_bundle
+        set_cmd "$2"
+        edit_config "$1"
+        run sbrun run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "run with $1: $output"
 }
 
-@test "process.scheduler is refused by name" {
-        refused '.process.scheduler = {policy: "SCHED_BATCH", nice: 5}' process.scheduler SCHED_BATCH
+# The shell's nice and policy: fields 19 and 41 of /proc/PID/stat (its
+# name, "sh", has no space).
+SCHED_OF_SHELL='set -- $(cat /proc/$$/stat); echo "nice ${19} policy ${41}"'
+
+@test "process.ioPriority is carried out; the real-time class is refused by name" {
+        make_bundle
+        runs_with '.process.ioPriority = {class: "IOPRIO_CLASS_BE", priority: 4}' 'ionice -p $$'
+        [ "$output" = "best-effort: prio 4" ] || fail "BE 4: $output"
+        runs_with '.process.ioPriority = {class: "IOPRIO_CLASS_IDLE", priority: 7}' 'ionice -p $$'
+        [ "$output" = idle ] || fail "IDLE: $output"
+        rm -rf "$BUNDLE"
+        refused '.process.ioPriority = {class: "IOPRIO_CLASS_RT", priority: 0}' \
+                process.ioPriority "IOPRIO_CLASS_RT 0" "would let the container starve the host: "
 }
 
-@test "process.execCPUAffinity is refused by name" {
-        refused '.process.execCPUAffinity = {initial: "0", final: "0"}' \
-                process.execCPUAffinity 'initial "0" final "0"'
+@test "process.scheduler is carried out; real-time policies and a negative nice are refused" {
+        make_bundle
+        # SCHED_BATCH is 3, SCHED_IDLE 5 (include/uapi/linux/sched.h).
+        runs_with '.process.scheduler = {policy: "SCHED_BATCH", nice: 5}' "$SCHED_OF_SHELL"
+        [ "$output" = "nice 5 policy 3" ] || fail "SCHED_BATCH nice 5: $output"
+        runs_with '.process.scheduler = {policy: "SCHED_IDLE"}' "$SCHED_OF_SHELL"
+        [[ $output == *"policy 5" ]] || fail "SCHED_IDLE: $output"
+        local p
+        for p in SCHED_FIFO SCHED_RR SCHED_DEADLINE; do
+                rm -rf "$BUNDLE"
+                refused ".process.scheduler = {policy: \"$p\"}" process.scheduler \
+                        "$p nice 0 priority 0" "would let the container starve the host: a real-time"
+        done
+        rm -rf "$BUNDLE"
+        refused '.process.scheduler = {policy: "SCHED_OTHER", nice: -1}' process.scheduler \
+                "SCHED_OTHER nice -1 priority 0" "would let the container starve the host: a negative"
 }
 
-@test "linux.personality is refused by name" {
-        refused '.linux.personality = {domain: "LINUX32"}' linux.personality LINUX32
+@test "process.execCPUAffinity is carried out; a bad list is refused by name" {
+        [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+        make_bundle
+        # final is what the process runs with; initial held for the init only.
+        runs_with '.process.execCPUAffinity = {initial: "1", final: "0"}' \
+                'grep Cpus_allowed_list /proc/self/status'
+        [ "$output" = "Cpus_allowed_list:	0" ] || fail "final 0: $output"
+        runs_with '.process.execCPUAffinity = {final: "1"}' 'grep Cpus_allowed_list /proc/self/status'
+        [ "$output" = "Cpus_allowed_list:	1" ] || fail "final 1: $output"
+        rm -rf "$BUNDLE"
+        refused '.process.execCPUAffinity = {initial: "0-x"}' process.execCPUAffinity.initial \
+                '"0-x"' "a CPU list is "
+}
+
+@test "the CPU affinity sbrun inherits is reset to the container's CPUs" {
+        [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+        local all
+        all=$(grep Cpus_allowed_list /proc/self/status)
+        [ "$all" != "Cpus_allowed_list:	0" ] || skip "this test runs on CPU 0 only"
+        make_bundle
+        set_cmd 'grep Cpus_allowed_list /proc/self/status'
+        run taskset -c 0 "${SBRUN_ARGV[@]}" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "run: $output"
+        [ "$output" = "$all" ] || fail "taskset -c 0 sbrun run: $output, not $all"
+}
+
+@test "linux.personality LINUX is carried out; LINUX32 and flags are refused by name" {
+        make_bundle
+        set_cmd 'cat /proc/self/personality'
+        # setarch -R gives sbrun ADDR_NO_RANDOMIZE (0x0040000): without the
+        # field the container inherits it, LINUX sets PER_LINUX.
+        run setarch "$(uname -m)" -R "${SBRUN_ARGV[@]}" run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "run: $output"
+        [ "$output" = 00040000 ] || fail "the caller's personality is not inherited: $output"
+        edit_config '.linux.personality = {domain: "LINUX"}'
+        run setarch "$(uname -m)" -R "${SBRUN_ARGV[@]}" run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "run: $output"
+        [ "$output" = 00000000 ] || fail "LINUX: $output"
+        rm -rf "$BUNDLE"
+        refused '.linux.personality = {domain: "LINUX32"}' linux.personality LINUX32 \
+                "32-bit system calls are denied by the floor seccomp filter"
+        rm -rf "$BUNDLE"
+        refused '.linux.personality = {domain: "LINUX", flags: ["ADDR_NO_RANDOMIZE"]}' \
+                linux.personality "LINUX with flags"
 }
 
 @test "linux.timeOffsets is refused by name" {
@@ -177,23 +252,59 @@ refused() {
         [ "$output" = ran ]
 }
 
-@test "exec --process refuses the process fields sbrun does not carry out" {
+# exec_process JQ CMD: exec --process with podman's process document edited
+# by JQ, running sh -c CMD.
+exec_process() {
+        jq --arg c "$2" "$1"' | .args = ["sh", "-c", $c]' \
+                "$SBRUN_SRCDIR/tests/unit/data/podman-4.3.1-exec-process.json" >"$TEST_DIR/process.json"
+        run sbrun exec --process "$TEST_DIR/process.json" "$ID"
+}
+
+@test "exec carries out the process's scheduling: from --process, else the config's" {
+        [ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+        make_bundle
+        set_args sleep 600
+        edit_config '.process.scheduler = {policy: "SCHED_BATCH", nice: 7}'
+        run detached sbrun run -d -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        exec_process '.ioPriority = {class: "IOPRIO_CLASS_IDLE", priority: 0}' 'ionice -p $$'
+        [ "$status" -eq 0 ] && [ "$output" = idle ] || fail "ioPriority IDLE: $output"
+        exec_process '.scheduler = {policy: "SCHED_IDLE"}' "$SCHED_OF_SHELL"
+        [ "$status" -eq 0 ] && [[ $output == *"policy 5" ]] || fail "SCHED_IDLE: $output"
+        exec_process '.execCPUAffinity = {final: "1"}' \
+                "grep Cpus_allowed_list /proc/self/status; $SCHED_OF_SHELL"
+        [ "$status" -eq 0 ] || fail "final 1: $output"
+        [ "$(tr '\n\t' '  ' <<<"$output")" = "Cpus_allowed_list: 1 nice 7 policy 3 " ] ||
+                fail "final 1, the config's scheduler: $output"
+        # The command-line exec: the config's scheduler, and every CPU
+        # although its caller had one.
+        local all
+        all=$(grep Cpus_allowed_list /proc/self/status | tr '\t' ' ')
+        run taskset -c 0 "${SBRUN_ARGV[@]}" exec "$ID" sh -c \
+                "grep Cpus_allowed_list /proc/self/status; $SCHED_OF_SHELL"
+        [ "$status" -eq 0 ] || fail "exec: $output"
+        [ "$(tr '\n\t' '  ' <<<"$output")" = "$all nice 7 policy 3 " ] || fail "exec: $output"
+        [ "$(container_status "$ID")" = running ]
+}
+
+@test "exec --process is held to the floor's limits on the scheduling fields" {
         make_bundle
         set_args sleep 600
         run detached sbrun run -d -b "$BUNDLE" "$ID"
         [ "$status" -eq 0 ]
         local p
-        for p in '.ioPriority = {class: "IOPRIO_CLASS_IDLE", priority: 0}' \
-                '.scheduler = {policy: "SCHED_IDLE"}' '.execCPUAffinity = {final: "0"}'; do
-                jq "$p | .args = [\"sh\", \"-c\", \"echo ran\"]" \
-                        "$SBRUN_SRCDIR/tests/unit/data/podman-4.3.1-exec-process.json" \
-                        >"$TEST_DIR/process.json"
-                run sbrun exec --process "$TEST_DIR/process.json" "$ID"
+        for p in '.ioPriority = {class: "IOPRIO_CLASS_RT", priority: 0}' \
+                '.scheduler = {policy: "SCHED_FIFO", priority: 1}' '.scheduler = {policy: "SCHED_OTHER", nice: -5}'; do
+                exec_process "$p" 'echo ran'
                 [ "$status" -ne 0 ] || fail "exec with $p: $output"
-                [[ $output == *"process.${p:1:8}"*"refused (rule: not supported by sbrun: "* ]] ||
+                [[ $output == *"process.${p:1:8}"*"refused (rule: would let the container starve the host: "* ]] ||
                         fail "exec with $p: $output"
                 [[ $output != *ran* ]] || fail "the process ran: $output"
         done
+        exec_process '.execCPUAffinity = {final: "1,"}' 'echo ran'
+        [ "$status" -ne 0 ] || fail "exec with final \"1,\": $output"
+        [[ $output == *'process.execCPUAffinity.final: "1," refused (rule: a CPU list is '* ]] ||
+                fail "exec with final \"1,\": $output"
         [ "$(container_status "$ID")" = running ]
 }
 
@@ -218,7 +329,7 @@ refused() {
                 run jq -r '[paths | map(tostring) | join(".")] | .[]' \
                         "$SBRUN_SRCDIR/tests/unit/data/$cfg"
                 [ "$status" -eq 0 ]
-                ! grep -E 'ioPriority|scheduler|execCPUAffinity|personality|timeOffsets|memoryPolicy|netDevices|intelRdt|mounts\.[0-9]+\.(uid|gid)Mappings|checkBeforeUpdate' <<<"$output" ||
+                ! grep -E 'timeOffsets|memoryPolicy|netDevices|intelRdt|mounts\.[0-9]+\.(uid|gid)Mappings|checkBeforeUpdate' <<<"$output" ||
                         fail "$cfg asks for a refused field"
         done
 }

@@ -3,9 +3,10 @@
  * first refusal fails, its message is the error) and as explain runs it
  * (refusals recorded, the merge goes on), and explain's record of the
  * refusal must read exactly as create's error. The resource refusals
- * (spec/floor_resources.c) are all here, and the runtime-spec fields sbrun
- * does not carry out (spec/floor_spec_fields.c); update's check is the
- * same function under its own prefix. */
+ * (spec/floor_resources.c) are all here, the runtime-spec fields sbrun
+ * does not carry out and the limits on those it carries out
+ * (spec/floor_spec_fields.c); update's check is the same function under
+ * its own prefix. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -83,17 +84,42 @@ static const struct refusal refusals[] = {
         { RES("'memory':{'checkBeforeUpdate':true}"),
           "linux.resources.memory.checkBeforeUpdate: true refused (rule: not supported by sbrun: "
           "a new limit is not checked against the usage)" },
-        /* The runtime-spec fields sbrun does not carry out
-         * (spec/floor_spec_fields.c). */
+        /* The runtime-spec fields sbrun does not carry out, and the limits
+         * on the process's scheduling (spec/floor_spec_fields.c). */
         { SPEC(",'ioPriority':{'class':'IOPRIO_CLASS_RT','priority':0}", "", ""),
-          "process.ioPriority: IOPRIO_CLASS_RT 0 refused (rule: not supported by sbrun: the I/O "
-          "priority (ioprio_set) is not set)" },
+          "process.ioPriority: IOPRIO_CLASS_RT 0 refused (rule: would let the container starve "
+          "the host: the real-time I/O class goes before every other)" },
         { SPEC(",'scheduler':{'policy':'SCHED_FIFO','priority':1}", "", ""),
-          "process.scheduler: SCHED_FIFO refused (rule: not supported by sbrun: the scheduling "
-          "policy (sched_setattr) is not set)" },
-        { SPEC(",'execCPUAffinity':{'initial':'0-1'}", "", ""),
-          "process.execCPUAffinity: initial \"0-1\" final \"\" refused (rule: not supported by "
-          "sbrun: the CPU affinity (sched_setaffinity) is not set)" },
+          "process.scheduler: SCHED_FIFO nice 0 priority 1 refused (rule: would let the "
+          "container starve the host: a real-time policy runs before every normal process)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_DEADLINE','runtime':1000000,'deadline':2000000,"
+               "'period':2000000}",
+               "", ""),
+          "process.scheduler: SCHED_DEADLINE nice 0 priority 0 refused (rule: would let the "
+          "container starve the host: a real-time policy runs before every normal process)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_BATCH','nice':-1}", "", ""),
+          "process.scheduler: SCHED_BATCH nice -1 priority 0 refused (rule: would let the "
+          "container starve the host: a negative nice weighs it above the host's processes)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_OTHER','nice':20}", "", ""),
+          "process.scheduler: SCHED_OTHER nice 20 priority 0 refused (rule: nice is -20 to 19)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_IDLE','priority':1}", "", ""),
+          "process.scheduler: SCHED_IDLE nice 0 priority 1 refused (rule: priority is for "
+          "SCHED_FIFO and SCHED_RR only)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_OTHER','period':1000}", "", ""),
+          "process.scheduler: SCHED_OTHER nice 0 priority 0 refused (rule: runtime, deadline and "
+          "period are for SCHED_DEADLINE only)" },
+        { SPEC(",'scheduler':{'policy':'SCHED_ISO'}", "", ""),
+          "process.scheduler: SCHED_ISO nice 0 priority 0 refused (rule: not supported by sbrun: "
+          "SCHED_ISO is not in Linux)" },
+        { SPEC(",'execCPUAffinity':{'initial':'0-1,'}", "", ""),
+          "process.execCPUAffinity.initial: \"0-1,\" refused (rule: a CPU list is N or N-M items "
+          "separated by commas, CPUs below 1024)" },
+        { SPEC(",'execCPUAffinity':{'initial':'3','final':'1024'}", "", ""),
+          "process.execCPUAffinity.final: \"1024\" refused (rule: a CPU list is N or N-M items "
+          "separated by commas, CPUs below 1024)" },
+        { SPEC(",'execCPUAffinity':{'final':'3-1'}", "", ""),
+          "process.execCPUAffinity.final: \"3-1\" refused (rule: a CPU list is N or N-M items "
+          "separated by commas, CPUs below 1024)" },
         { SPEC("",
                ",'mounts':[{'destination':'/m','type':'tmpfs','gidMappings':"
                "[{'containerID':0,'hostID':1000,'size':10}]}]",
@@ -112,9 +138,12 @@ static const struct refusal refusals[] = {
         { SPEC("", "", ",'timeOffsets':{'boottime':{'secs':-5,'nanosecs':7}}"),
           "linux.timeOffsets: boottime -5 7 refused (rule: not supported by sbrun: offsets need a "
           "time namespace, which bwrap cannot make)" },
-        { SPEC("", "", ",'personality':{'domain':'LINUX','flags':[]}"),
-          "linux.personality: LINUX refused (rule: not supported by sbrun: the execution domain "
-          "(personality) is not set)" },
+        { SPEC("", "", ",'personality':{'domain':'LINUX32'}"),
+          "linux.personality: LINUX32 refused (rule: 32-bit system calls are denied by the floor "
+          "seccomp filter)" },
+        { SPEC("", "", ",'personality':{'domain':'LINUX','flags':['ADDR_NO_RANDOMIZE']}"),
+          "linux.personality: LINUX with flags refused (rule: not supported by sbrun: the "
+          "runtime-spec defines no personality flag)" },
         { "{'ociVersion':'2.0.0','root':{'path':'rootfs'}}",
           "ociVersion: \"2.0.0\" refused (rule: newer than sbrun supports (1.3.0))" },
         { "{'ociVersion':'0.5.0','root':{'path':'rootfs'}}",
@@ -191,6 +220,17 @@ static void test_allowed_resources(void **state)
                 RES("'rdma':{'mlx5_1':{'hcaHandles':1}}"),
                 RES("'unified':{'cgroup.max.depth':'3','cgroup.max.descendants':'9',"
                     "'memory.high':'1'}"),
+                /* The process's scheduling within the floor's limits. */
+                SPEC(",'ioPriority':{'class':'IOPRIO_CLASS_BE','priority':0}", "", ""),
+                SPEC(",'ioPriority':{'class':'IOPRIO_CLASS_IDLE','priority':7}", "", ""),
+                SPEC(",'scheduler':{'policy':'SCHED_OTHER','nice':0}", "", ""),
+                SPEC(",'scheduler':{'policy':'SCHED_BATCH','nice':19,"
+                     "'flags':['SCHED_FLAG_RESET_ON_FORK']}",
+                     "", ""),
+                SPEC(",'scheduler':{'policy':'SCHED_IDLE'}", "", ""),
+                SPEC(",'execCPUAffinity':{'initial':'0-3,7','final':'1023'}", "", ""),
+                SPEC(",'execCPUAffinity':{'initial':'','final':''}", "", ""),
+                SPEC("", "", ",'personality':{'domain':'LINUX','flags':[]}"),
         };
         (void)state;
 

@@ -84,6 +84,20 @@ static struct init_plan sample(void)
                 .landlock_exec_writable = false,
                 .landlock_no_tcp = true,
                 .landlock_writable = writable,
+                .has_ioprio = true,
+                .ioprio = (2 << 13) | 4,
+                .has_scheduler = true,
+                .sched_policy = 3,
+                .sched_nice = -3,
+                .sched_priority = 0,
+                .sched_flags = 0x41,
+                .sched_runtime = 5,
+                .sched_deadline = 6,
+                .sched_period = 7,
+                .cpu_affinity_initial = "0-3,7",
+                .cpu_affinity_final = NULL,
+                .has_personality = true,
+                .personality = 0,
         };
 }
 
@@ -179,6 +193,19 @@ static void test_round_trip(void **state)
         assert_true(out.landlock_no_tcp);
         assert_strv_equal(in.landlock_writable, out.landlock_writable);
         assert_int_equal(out.landlock_ruleset_fd, -1);
+        assert_true(out.has_ioprio);
+        assert_int_equal(out.ioprio, (2 << 13) | 4);
+        assert_true(out.has_scheduler);
+        assert_int_equal(out.sched_policy, 3);
+        assert_int_equal(out.sched_nice, -3);
+        assert_int_equal(out.sched_flags, 0x41);
+        assert_int_equal(out.sched_runtime, 5);
+        assert_int_equal(out.sched_deadline, 6);
+        assert_int_equal(out.sched_period, 7);
+        assert_string_equal(out.cpu_affinity_initial, "0-3,7");
+        assert_null(out.cpu_affinity_final);
+        assert_true(out.has_personality);
+        assert_int_equal(out.personality, 0);
 
         init_plan_release(&out);
         free(buf);
