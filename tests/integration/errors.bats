@@ -232,3 +232,31 @@ load ../helpers
         [ "$status" -ne 0 ]
         [ -z "$(ls -A "$ROOT")" ]
 }
+
+@test "a config.json, --process or --resources that is a FIFO is refused by type, not waited on" {
+        make_bundle
+        mv "$BUNDLE/config.json" "$TEST_DIR/config.json"
+        mkfifo "$BUNDLE/config.json"
+        # A read of the FIFO would wait for a writer for ever.
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" create -b "$BUNDLE" "$ID"
+        [[ $output == *"$BUNDLE/config.json: not a regular file (a FIFO)"* ]]
+        [ -z "$(ls -A "$ROOT")" ]
+        rm "$BUNDLE/config.json"
+        mkdir "$BUNDLE/config.json"
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" create -b "$BUNDLE" "$ID"
+        [[ $output == *"$BUNDLE/config.json: not a regular file (a directory)"* ]]
+        rmdir "$BUNDLE/config.json"
+
+        mv "$TEST_DIR/config.json" "$BUNDLE/config.json"
+        set_cmd 'sleep 1000'
+        run -0 detached sbrun run -d -b "$BUNDLE" "$ID"
+        mkfifo "$TEST_DIR/fifo"
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" exec --process "$TEST_DIR/fifo" "$ID"
+        [[ $output == *"--process: $TEST_DIR/fifo: not a regular file (a FIFO)"* ]]
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" update --resources "$TEST_DIR/fifo" "$ID"
+        [[ $output == *"--resources: $TEST_DIR/fifo: not a regular file (a FIFO)"* ]]
+        # Standard input stays allowed for --resources.
+        run timeout 20 "${SBRUN_ARGV[@]}" update --resources - "$ID" <<<'{"pids": {"limit": 100}}'
+        [[ $output != *"not a regular file"* ]]
+        [ "$(container_status "$ID")" = running ]
+}
