@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_error *err)
@@ -45,13 +46,44 @@ int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_er
         return 0;
 }
 
+const char *sb_file_type_name(mode_t mode)
+{
+        switch (mode & S_IFMT) {
+        case S_IFREG:
+                return "a regular file";
+        case S_IFDIR:
+                return "a directory";
+        case S_IFIFO:
+                return "a FIFO";
+        case S_IFSOCK:
+                return "a socket";
+        case S_IFCHR:
+                return "a character device";
+        case S_IFBLK:
+                return "a block device";
+        case S_IFLNK:
+                return "a symbolic link";
+        default:
+                return "of an unknown type";
+        }
+}
+
 int sb_read_file(const char *path, size_t max_len, char **out, size_t *out_len,
                  struct sb_error *err)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* O_NONBLOCK: the open of a FIFO with no writer would wait for one,
+         * and of a device could act; neither is read, only refused. On a
+         * regular file the flag changes nothing. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        struct stat st;
 
         if (fd < 0)
                 return sb_fail(err, errno, "open %s", path);
+        if (fstat(fd, &st) < 0)
+                return sb_fail(err, errno, "stat %s", path);
+        if (!S_ISREG(st.st_mode))
+                return sb_fail(err, 0, "%s: not a regular file (%s)", path,
+                               sb_file_type_name(st.st_mode));
         if (sb_read_fd(fd, max_len, out, out_len, err) < 0)
                 return sb_error_prefix(err, "%s", path);
         return 0;

@@ -6,9 +6,14 @@
 
 struct sb_error;
 
-/* Read a whole file (at most max_len bytes) into a NUL-terminated buffer. */
+/* Read a whole regular file (at most max_len bytes) into a NUL-terminated
+ * buffer. Anything else (a FIFO, a device, a directory) is refused by its
+ * type, without waiting on it. */
 int sb_read_file(const char *path, size_t max_len, char **out, size_t *out_len,
                  struct sb_error *err);
+/* "a FIFO", "a directory", ...: the type of mode, for an error. */
+const char *sb_file_type_name(mode_t mode);
+
 int sb_read_fd(int fd, size_t max_len, char **out, size_t *out_len, struct sb_error *err);
 
 /* Write data to dirfd/name through a temporary file and rename, so readers

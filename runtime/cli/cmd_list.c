@@ -7,6 +7,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/state_dir.h"
+#include "runtime/host/user_name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The owner as runc's list shows it: the name of the uid the record
+ * belongs to, "#UID" when /etc/passwd has none. The last answer is kept:
+ * a root's containers mostly share one owner. */
+static char *owner_name(uid_t uid)
+{
+        static uid_t last_uid;
+        static char last[64];
+
+        if (last[0] == '\0' || uid != last_uid) {
+                if (!host_user_name(uid, last, sizeof(last)))
+                        snprintf(last, sizeof(last), "#%u", (unsigned)uid);
+                last_uid = uid;
+        }
+        return strdup(last);
+}
 
 /* Read a record without taking the container's lock: list must not block
  * behind a create or start in progress. Records are replaced atomically.
@@ -29,6 +47,7 @@ static struct oci_state *peek_state(int root_fd, const char *id)
         struct sb_error ignored = { 0 };
         struct oci_state *state;
         const char *json = buf;
+        struct stat st;
         size_t len = 0;
         ssize_t n;
 
@@ -58,6 +77,10 @@ static struct oci_state *peek_state(int root_fd, const char *id)
         if (state != NULL) {
                 free(state->status);
                 state->status = strdup(container_status(state));
+                if (fstat(fd, &st) == 0) {
+                        free(state->owner);
+                        state->owner = owner_name(st.st_uid);
+                }
         }
         return state;
 }
@@ -66,8 +89,7 @@ static void print_row(const struct oci_state *s)
 {
         printf("%-12s %-10d %-10s %-40s %-31s %s\n", s->id,
                strcmp(s->status, "stopped") == 0 ? 0 : s->pid, s->status,
-               s->bundle ? s->bundle : "", s->created ? s->created : "",
-               s->owner && *s->owner ? s->owner : "root");
+               s->bundle ? s->bundle : "", s->created ? s->created : "", s->owner ? s->owner : "");
 }
 
 /* --format table|json: json sets the flag. */

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "runtime/host/host_probe.h"
+#include "runtime/host/user_name.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -147,31 +148,11 @@ static bool setuid_helper(const char *name, char *path, size_t len)
         return false;
 }
 
-/* The caller's name as /etc/passwd has it (sbrun is static: no NSS), for
- * the subordinate id files, which name users either way. */
-static bool user_name(uid_t uid, char *out, size_t len)
-{
-        _cleanup_fclose_ FILE *f = fopen("/etc/passwd", "re");
-        char line[512];
-
-        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-                char *pw = strchr(line, ':');
-                char *id = pw ? strchr(pw + 1, ':') : NULL;
-                if (id == NULL || strtoul(id + 1, NULL, 10) != uid)
-                        continue;
-                *pw = '\0';
-                if (strlen(line) >= len)
-                        return false;
-                memcpy(out, line, strlen(line) + 1);
-                return true;
-        }
-        return false;
-}
-
 void rootless_probe_idmap(struct host_probe *p)
 {
         char name[64], uidmap[64], gidmap[64], subuid[64], subgid[64];
-        bool named = user_name(getuid(), name, sizeof(name));
+        /* The subordinate id files name users either way. */
+        bool named = host_user_name(getuid(), name, sizeof(name));
         /* Each is asked even when another failed: all fill the detail. */
         bool uid_helper = setuid_helper("newuidmap", uidmap, sizeof(uidmap));
         bool gid_helper = setuid_helper("newgidmap", gidmap, sizeof(gidmap));

@@ -231,7 +231,11 @@ _Noreturn void init_exec(const struct init_plan *plan)
         struct sb_error err = { 0 };
         sb_fail(&err, saved, "exec %s", path ? path : "(no program)");
         init_print_error(&err);
-        _exit(saved == EACCES ? 126 : 127);
+        /* The shell's and runc's codes: 127 for a program that is not
+         * there, 126 for every other failure (not executable, an argument
+         * list over the kernel's limit, a bad binary), which engines map
+         * to "cannot be run". */
+        _exit(saved == ENOENT || path == NULL ? 127 : 126);
 }
 
 /* Keys live in the kernel, not in a namespace: without a session keyring of

@@ -136,6 +136,19 @@ load ../helpers
         [ -n "$(find "$ROOT" -name "$ID")" ]
 }
 
+@test "the demo (README's first command) leaves nothing in /run" {
+        # In a mount namespace of its own over an empty /run: whatever the
+        # demo makes there is seen, and the host's /run is not touched.
+        run -0 unshare -m --propagation private bash -c '
+                mount -t tmpfs tmpfs /run || exit 9
+                cd "$1" && SBRUN="$1/sbrun" "$2/tests/lib/demo.sh" "$3" </dev/null 3>&- || exit
+                echo "in /run: $(ls -A /run)"' _ "$SBRUN_BUILDDIR" "$SBRUN_SRCDIR" "$TEST_DIR/demo"
+        [[ $output == *"hello from sbrun"* ]]
+        [[ $output == *"in /run: " ]] || fail "$output"
+        # Its state root is in its work directory, and empty.
+        [ -z "$(ls "$TEST_DIR/demo/state")" ]
+}
+
 @test "create --bundle and -b are the same" {
         make_bundle
         set_args echo same-bundle

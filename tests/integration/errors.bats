@@ -108,6 +108,49 @@ load ../helpers
         [ "$(sbrun list -q)" = "" ]
 }
 
+@test "a refused container ID is refused with the reason" {
+        make_bundle
+        local allowed="an ID is letters, digits and _+-., starting with a letter or digit"
+        run -1 sbrun create -b "$BUNDLE" ..
+        [[ $output == *'invalid container ID "..": "." and ".." are not IDs'* ]]
+        run -1 sbrun create -b "$BUNDLE" .
+        [[ $output == *'invalid container ID ".": "." and ".." are not IDs'* ]]
+        run -1 sbrun create -b "$BUNDLE" ''
+        [[ $output == *'invalid container ID "": an ID must not be empty'* ]]
+        run -1 sbrun create -b "$BUNDLE" 'a b'
+        [[ $output == *"invalid container ID \"a b\": a space (character 2) is not allowed: $allowed"* ]]
+        # runc's [+-.] is a range that lets in a comma; sbrun does not.
+        run -1 sbrun create -b "$BUNDLE" 'ab,c'
+        [[ $output == *"invalid container ID \"ab,c\": ',' (character 3) is not allowed: $allowed"* ]]
+        run -1 sbrun create -b "$BUNDLE" "a$(printf '\033')[2Jb"
+        [[ $output == *'invalid container ID "a\x1b[2Jb": \x1b (character 2) is not allowed'* ]]
+        run -1 sbrun create -b "$BUNDLE" _x
+        [[ $output == *"invalid container ID \"_x\": it starts with '_': $allowed"* ]]
+        [ -z "$(ls -A "$ROOT")" ]
+}
+
+@test "a container ID longer than a unit name allows is refused before anything is made" {
+        make_bundle
+        local long
+        long=$(printf 'a%.0s' {1..1000})
+        for cmd in create run; do
+                run -1 sbrun $cmd -b "$BUNDLE" "$long"
+                # The limit by number, the ID cut short.
+                [[ $output == *"invalid container ID \"$(printf 'a%.0s' {1..64})\"...: 1000 characters, longer than the 243 an ID may have"* ]]
+                [[ $output != *$(printf 'a%.0s' {1..65})* ]]
+        done
+        run -1 sbrun create -b "$BUNDLE" "$(printf 'b%.0s' {1..244})"
+        [[ $output == *"244 characters, longer than the 243"* ]]
+        [ -z "$(ls -A "$ROOT")" ]
+        [ -z "$(find "$TEST_DIR" -name 'aaaa*')" ]
+        # sbrun-ID.scope is then 255 bytes: the longest ID is a container.
+        long=$(printf 'c%.0s' {1..243})
+        set_cmd true
+        run -0 detached sbrun create -b "$BUNDLE" "$long"
+        [ "$(container_status "$long")" = created ]
+        run -0 sbrun delete "$long"
+}
+
 @test "state, start, kill and delete of an unknown container fail" {
         for cmd in state start kill delete; do
                 run sbrun $cmd no-such-container
@@ -188,4 +231,32 @@ load ../helpers
         run detached sbrun create -b "$BUNDLE"
         [ "$status" -ne 0 ]
         [ -z "$(ls -A "$ROOT")" ]
+}
+
+@test "a config.json, --process or --resources that is a FIFO is refused by type, not waited on" {
+        make_bundle
+        mv "$BUNDLE/config.json" "$TEST_DIR/config.json"
+        mkfifo "$BUNDLE/config.json"
+        # A read of the FIFO would wait for a writer for ever.
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" create -b "$BUNDLE" "$ID"
+        [[ $output == *"$BUNDLE/config.json: not a regular file (a FIFO)"* ]]
+        [ -z "$(ls -A "$ROOT")" ]
+        rm "$BUNDLE/config.json"
+        mkdir "$BUNDLE/config.json"
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" create -b "$BUNDLE" "$ID"
+        [[ $output == *"$BUNDLE/config.json: not a regular file (a directory)"* ]]
+        rmdir "$BUNDLE/config.json"
+
+        mv "$TEST_DIR/config.json" "$BUNDLE/config.json"
+        set_cmd 'sleep 1000'
+        run -0 detached sbrun run -d -b "$BUNDLE" "$ID"
+        mkfifo "$TEST_DIR/fifo"
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" exec --process "$TEST_DIR/fifo" "$ID"
+        [[ $output == *"--process: $TEST_DIR/fifo: not a regular file (a FIFO)"* ]]
+        run -1 timeout 20 "${SBRUN_ARGV[@]}" update --resources "$TEST_DIR/fifo" "$ID"
+        [[ $output == *"--resources: $TEST_DIR/fifo: not a regular file (a FIFO)"* ]]
+        # Standard input stays allowed for --resources.
+        run timeout 20 "${SBRUN_ARGV[@]}" update --resources - "$ID" <<<'{"pids": {"limit": 100}}'
+        [[ $output != *"not a regular file"* ]]
+        [ "$(container_status "$ID")" = running ]
 }

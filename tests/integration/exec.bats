@@ -97,6 +97,24 @@ start_sleeper() {
         [[ $output == *'exec: "not-executable": permission denied'* ]]
 }
 
+@test "an argument list over the kernel's limit fails with 126, as runc's, not 127" {
+        # 3 MiB of arguments: over the kernel's limit (a quarter of the
+        # 8 MiB stack limit), within a process document's 4 MiB.
+        jq -n '{args: (["/bin/true"] + [range(30000) | "x" * 100]), cwd: "/",
+                env: ["PATH=/bin"], user: {uid: 0, gid: 0}}' >"$TEST_DIR/big.json"
+        start_sleeper
+
+        run -126 sbrun exec --process "$TEST_DIR/big.json" "$ID"
+        [[ $output == *"rgument list too long"* ]]
+        [ "$(container_status "$ID")" = running ]
+
+        # The same as the container's own program.
+        sbrun delete --force "$ID"
+        edit_config '.process.args = (["/bin/true"] + [range(30000) | "x" * 100])'
+        run -126 sbrun run -b "$BUNDLE" "$ID"
+        [[ $output == *"rgument list too long"* ]]
+}
+
 @test "exec into a stopped container fails and leaves nothing" {
         make_bundle
         set_cmd 'true'

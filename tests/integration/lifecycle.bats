@@ -330,6 +330,31 @@ load ../helpers
         [ "$output" = "$ID" ]
 }
 
+@test "list names the owner in the table and in JSON alike, as runc's list" {
+        make_bundle
+        set_args sleep 1000
+        detached sbrun create -b "$BUNDLE" "$ID"
+        # The rootless lane's runtime runs as SBRUN_AS_USER.
+        local me owner
+        me=$(id -un "${SBRUN_AS_USER:-$(id -u)}")
+        owner=$(stat -c %u "$ROOT/$ID/state.json")
+
+        run -0 sbrun list
+        [[ ${lines[1]} == "$ID "*" $me" ]]
+        run -0 sbrun list --format json
+        [ "$(jq -r '.[0].owner' <<<"$output")" = "$me" ]
+
+        # A uid without a name in /etc/passwd shows as runc shows it.
+        local uid=4242
+        ! grep -q "^[^:]*:[^:]*:$uid:" /etc/passwd || fail "uid $uid has a name here"
+        chown "$uid" "$ROOT/$ID/state.json"
+        run -0 sbrun list
+        [[ ${lines[1]} == "$ID "*" #$uid" ]]
+        run -0 sbrun list --format json
+        chown "$owner" "$ROOT/$ID/state.json"
+        [ "$(jq -r '.[0].owner' <<<"$output")" = "#$uid" ]
+}
+
 @test "list of an empty root prints only the header" {
         run sbrun list
         [ "$status" -eq 0 ]

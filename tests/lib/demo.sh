@@ -24,11 +24,18 @@ jq '.process.terminal = false |
         "$bundle/config.json" >"$bundle/config.json.new"
 mv "$bundle/config.json.new" "$bundle/config.json"
 
+# The demo keeps its state in a root of its own beside the bundle, not in
+# /run/sbrun: it leaves nothing on the host outside its work directory (the
+# rootless tests expect no /run/sbrun, which a root's run would make). The
+# foreground run deletes the container, and an empty root is left.
+state=$(cd "$bundle" && pwd)/state
+mkdir -p -m 0700 "$state"
+globals=(--root "$state")
+
 # On a host without cgroup v2 controllers (a hybrid v1/v2 layout) sbrun
 # fails closed unless the operator's policy allows running without resource
 # limits. The demo says so and passes such a policy explicitly; it never
 # writes /etc/sbrun/policy.json.
-globals=()
 has_v2() {
         local mnt c
         mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -42,7 +49,7 @@ if [ ! -e /etc/sbrun/policy.json ] && ! has_v2 && "$sbrun" --help 2>&1 | grep -q
         printf '%s\n' '{"cgroups": {"enforce": false}}' >"$policy"
         chmod 0644 "$policy"
         echo "demo: this host has no cgroup v2 controllers: running without resource limits ($policy)" >&2
-        globals=(--policy "$policy")
+        globals+=(--policy "$policy")
 fi
 
 # A container of that name left by an interrupted demo would block this one.

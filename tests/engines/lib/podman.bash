@@ -175,6 +175,27 @@ pm_system_snapshot() {
         find /sys/fs/cgroup -maxdepth 4 -type d -name '*libpod*' 2>/dev/null | sort
 }
 
+# pm_drop_netavark_run_dir: rootful podman with the netavark backend makes
+# /run/containers/networks (where netavark keeps its IPAM database) each
+# time it starts, even with netns "none": the path is fixed in podman
+# (containers/common's netavarkRunDir; network_config_dir moves only the
+# configuration and the lock), so it cannot go to the private tree. Where
+# the suite made it (not in system.before) and left it empty, it goes, with
+# /run/containers if the suite made that too; else /run/containers gets its
+# time back. Anything in it stays, for pm_leftovers to report.
+pm_drop_netavark_run_dir() {
+        local before=$PM_DIR/system.before mtime
+        [ -d /run/containers/networks ] || return 0
+        grep -q '^/run/containers/networks ' "$before" && return 0
+        rmdir /run/containers/networks 2>/dev/null || return 0
+        mtime=$(awk '$1 == "/run/containers" { print $4 }' "$before")
+        if [ -z "$mtime" ]; then
+                rmdir /run/containers 2>/dev/null || true
+        else
+                touch -m -d "@$mtime" /run/containers
+        fi
+}
+
 # pm_leftovers: what the suite may have left in its podman tree: containers,
 # pods, volumes, processes of the runtime or conmon naming the tree, mounts.
 pm_leftovers() {
@@ -188,6 +209,8 @@ pm_leftovers() {
         done
         awk -v d="$PM_DIR/" 'index($5, d) == 1 && $5 !~ "/root/overlay$" { print "mount " $5 }' \
                 /proc/self/mountinfo
+        # The podman commands above remade netavark's run directory.
+        pm_drop_netavark_run_dir
         pm_system_snapshot | diff "$PM_DIR/system.before" - |
                 grep -v '^> /sys/fs/cgroup/\([^/]*/\)\?libpod_parent$' |
                 sed -n 's/^[<>] /system path changed: /p'
@@ -222,6 +245,7 @@ pm_teardown_file() {
         fi
         podman rmi -af >/dev/null 2>&1 || true
         command podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" system reset -f >/dev/null 2>&1 3>&- || true
+        pm_drop_netavark_run_dir
         # podman (cgroupfs) makes /libpod_parent in every v1 hierarchy of a
         # hybrid host, even when the runtime makes no cgroup under it: the
         # empty directories it made for the suite go (rmdir fails if a process
