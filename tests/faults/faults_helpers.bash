@@ -82,7 +82,11 @@ assert_state_consistent() {
                 }
                 ;;
         created | running | paused)
-                proc_alive "$pid" || {
+                # A signal sent just before the kill (kill.after-signal) may
+                # end the process between the two looks: then a second look
+                # must say stopped.
+                proc_alive "$pid" ||
+                        [ "$(timeout 20 "${SBRUN_ARGV[@]}" state "$id" 2>/dev/null 3>&- | jq -r .status)" = stopped ] || {
                         fail "$point: state says $status, but pid $pid is gone: $out"
                         return 1
                 }
