@@ -1,14 +1,17 @@
 /* sbrun: parse the global options as runc does, then hand over to one command. */
 #include "config.h"
+#include "git_commit.h"
 
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/cli/commands.h"
 #include "runtime/host/rootless.h"
+#include "runtime/sandbox/bwrap_binary.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,9 +91,28 @@ static void usage(FILE *out)
                 fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* As runc and crun: what was built, and the two programs whose behaviour
+ * sbrun's depends on, as this host has them now. */
 static void print_version(void)
 {
-        printf("sbrun version %s\nspec: %s\n", PACKAGE_VERSION, SBRUN_OCI_VERSION);
+        const struct scmp_version *seccomp = seccomp_version();
+        _cleanup_free_ char *bwrap = NULL, *why = NULL;
+        struct sb_error err = { 0 };
+
+        printf("sbrun version %s\ncommit: %s\nspec: %s\n", PACKAGE_VERSION, SBRUN_GIT_COMMIT,
+               SBRUN_OCI_VERSION);
+        printf("libseccomp: %u.%u.%u\n", seccomp->major, seccomp->minor, seccomp->micro);
+        /* bwrap is run only once judged fit to run as root, as by sbrun check. */
+        if (access(sbrun_bwrap_path, F_OK) < 0 && errno == ENOENT)
+                printf("bubblewrap: not found\n");
+        else if (bwrap_binary_check(sbrun_bwrap_path, rootless_host_root_uid(), &err) < 0 ||
+                 bwrap_binary_version(sbrun_bwrap_path, &bwrap, &err) < 0) {
+                why = sb_error_text(&err);
+                printf("bubblewrap: unusable: %s\n", why ? why : "(no memory)");
+                sb_error_clear(&err);
+        } else
+                printf("bubblewrap: %s\n",
+                       strncmp(bwrap, "bubblewrap ", 11) == 0 ? bwrap + 11 : bwrap);
 #ifdef SBRUN_FAULT_INJECTION
         /* tests/faults/ runs only against such a build. */
         printf("fault-injection: on\n");

@@ -28,7 +28,8 @@ int bwrap_binary_check(const char *path, uid_t host_root, struct sb_error *err);
 
 /* `bwrap --version` of path, run with an empty environment and stdin on
  * /dev/null; *version is its first line ("bubblewrap 0.8.0", caller frees).
- * Only for `sbrun check`: create never runs bwrap before it must. */
+ * Only for `sbrun check` and `sbrun --version`, after bwrap_binary_check:
+ * create never runs bwrap before it must. */
 int bwrap_binary_version(const char *path, char **version, struct sb_error *err);
 
 #endif

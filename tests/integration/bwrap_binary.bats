@@ -167,3 +167,17 @@ assert_nothing_made() {
                 "bwrap $FIXTURE_BWRAP: not an ELF executable"* ]]
         [ ! -e "$MARKER" ] || fail "check executed a bwrap that failed its check"
 }
+
+@test "--version says bubblewrap: not found, or why bwrap is unusable, and never runs an unfit one" {
+        run "$FIXTURE_SBRUN" --version
+        [ "$status" -eq 0 ]
+        grep -qx 'bubblewrap: not found' <<<"$output" || fail "$output"
+        grep -q '^libseccomp: ' <<<"$output" || fail "$output"
+
+        fake_bwrap 0775
+        run "$FIXTURE_SBRUN" --version
+        [ "$status" -eq 0 ]
+        grep -qx "bubblewrap: unusable: bwrap $FIXTURE_BWRAP: writable by group or others (mode 0775).*" \
+                <<<"$output" || fail "$output"
+        [ ! -e "$MARKER" ] || fail "--version ran a group-writable bwrap"
+}

@@ -10,6 +10,34 @@ load ../helpers
         [[ $output =~ (^|$'\n')spec:\ 1\.[0-9]+\.[0-9]+ ]]
 }
 
+@test "--version names the commit, libseccomp and bubblewrap, as runc and crun" {
+        run sbrun --version
+        [ "$status" -eq 0 ]
+        [[ ${lines[0]} =~ ^$(basename "$SBRUN")\ version\ [0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+                fail "first line: ${lines[0]}"
+        grep -Eqx 'spec: 1\.3\.0' <<<"$output" || fail "no spec line in: $output"
+        grep -Eqx 'libseccomp: [0-9]+\.[0-9]+\.[0-9]+' <<<"$output" ||
+                fail "no libseccomp line in: $output"
+        # The bwrap sbrun runs (config.h), asked at run time; sbrun check says the same.
+        grep -Eqx 'bubblewrap: ([0-9]+\.[0-9]+\.[0-9]+|not found)' <<<"$output" ||
+                fail "no bubblewrap line in: $output"
+        local bwrap want
+        bwrap=$(sed -n 's/^#define SBRUN_BWRAP_PATH "\(.*\)"$/\1/p' "$SBRUN_BUILDDIR/config.h")
+        if [ -x "$bwrap" ]; then
+                want=$("$bwrap" --version | sed -n '1s/^bubblewrap //p')
+                grep -qx "bubblewrap: $want" <<<"$output" || fail "bwrap says $want: $output"
+        fi
+        # The commit built from: this checkout's when the tree is one (-dirty
+        # when it held changes), else "unknown" from a tarball.
+        local commit
+        commit=$(sed -n 's/^commit: //p' <<<"$output")
+        [ -n "$commit" ] || fail "no commit line in: $output"
+        if [ "$SBRUN" = "$SBRUN_BUILDDIR/sbrun" ] &&
+                want=$(git -C "$SBRUN_SRCDIR" rev-parse --short HEAD 2>/dev/null); then
+                [ "${commit%-dirty}" = "$want" ] || fail "commit $commit, HEAD is $want"
+        fi
+}
+
 @test "--help lists the commands" {
         run sbrun --help
         [ "$status" -eq 0 ]
