@@ -25,7 +25,7 @@
 #   format      clang-format, one test
 #   fuzz        each libFuzzer harness for SBRUN_FUZZ_SECONDS, then the
 #               hostile-config fuzzer (tests/fuzz/hostile/run.sh --ci) for
-#               SBRUN_HOSTILE_SECONDS (120)
+#               SBRUN_HOSTILE_COUNT (250 configs of each of seeds 1 and 2)
 #   asan        tests/asan.sh: the tests that exercise memory (units,
 #               integration but its soak/scale/timing files, the fault walk)
 #               again under ASan/UBSan, after the host lanes, beside the VM
@@ -418,7 +418,7 @@ if [ "$role" = all ]; then
         # SBRUN_FUZZ_SECONDS from its seed corpus; each is one test. New inputs
         # go to a temporary directory, never into the source tree. Then the
         # hostile-config fuzzer (tests/fuzz/hostile/) runs mutated engine
-        # configs with the built sbrun for SBRUN_HOSTILE_SECONDS, one test.
+        # configs with the built sbrun, SBRUN_HOSTILE_COUNT of each seed, one test.
         ls "$SBRUN_SRCDIR"/tests/fuzz/fuzz_*.c 2>/dev/null |
                 sed 's|.*/fuzz_\(.*\)\.c$|fuzz \1|' >"$LANES_DIR/fuzz.plan"
         hostile=$SBRUN_SRCDIR/tests/fuzz/hostile/run.sh
@@ -434,7 +434,7 @@ if [ "$role" = all ]; then
                         "$SBRUN_SRCDIR/tests/fuzz/run.sh" "$fuzz_seconds" </dev/null 2>&1 | tee "$log.raw"
                 rc=${PIPESTATUS[0]}
                 if [ -x "$hostile" ]; then
-                        TMPDIR=$SBRUN_TEST_TMP "$hostile" --ci "${SBRUN_HOSTILE_SECONDS:-120}" </dev/null 2>&1 |
+                        TMPDIR=$SBRUN_TEST_TMP "$hostile" --ci "${SBRUN_HOSTILE_COUNT:-250}" </dev/null 2>&1 |
                                 tee -a "$log.raw"
                         [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
                 fi

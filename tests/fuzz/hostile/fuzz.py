@@ -849,8 +849,13 @@ class Fuzzer:
                 continue
             mp, opts, fstype, sopts = m[4], m[5].split(","), m[sep + 1], m[sep + 3].split(",")
             last[mp] = opts
-            # The last mount at a path is the one the container sees.
-            tmpfs[mp] = sopts if fstype == "tmpfs" and m[3] == "/" and "ro" not in sopts else None
+            # The last mount at a path is the one the container sees. A
+            # read-only one cannot be filled, whatever its superblock says
+            # (in a user namespace the host's own /sys/fs/cgroup tmpfs of a
+            # hybrid host shows through /sys, read-only, owned by no one
+            # the container maps).
+            tmpfs[mp] = sopts if fstype == "tmpfs" and m[3] == "/" and "ro" not in sopts \
+                and "ro" not in opts else None
         for mp, sopts in tmpfs.items():
             if sopts is None:
                 continue
