@@ -17,36 +17,24 @@ static bool is_layout_control(uint32_t cp)
                (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
+/* One valid sequence, its controls spelled out (utf8.h sb_utf8_emit). */
+static size_t emit_escaped(char *o, const unsigned char *p, size_t n, uint32_t cp)
+{
+        if (cp == '\n' || cp == '\r' || cp == '\t') {
+                o[0] = '\\';
+                o[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't';
+                return 2;
+        }
+        if (cp < 0x20 || cp == 0x7f)
+                return (size_t)sprintf(o, "\\x%02x", *p);
+        /* Two or three bytes become six characters. */
+        if (is_layout_control(cp))
+                return (size_t)sprintf(o, "\\u%04x", (unsigned)cp);
+        memcpy(o, p, n);
+        return n;
+}
+
 char *sb_text_escape(const char *s)
 {
-        /* The longest output per input byte: "\xHH" for one byte. */
-        char *out = malloc(strlen(s) * 4 + 1);
-        const unsigned char *p = (const unsigned char *)s;
-        char *o = out;
-        uint32_t cp;
-
-        if (out == NULL)
-                return NULL;
-        while (*p != '\0') {
-                size_t n = sb_utf8_sequence(p, &cp);
-                if (n == 0) {
-                        o += sprintf(o, "\\x%02x", *p++);
-                } else if (cp == '\n' || cp == '\r' || cp == '\t') {
-                        *o++ = '\\';
-                        *o++ = cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't';
-                        p++;
-                } else if (cp < 0x20 || cp == 0x7f) {
-                        o += sprintf(o, "\\x%02x", *p++);
-                } else if (is_layout_control(cp)) {
-                        /* Two or three bytes become six characters. */
-                        o += sprintf(o, "\\u%04x", (unsigned)cp);
-                        p += n;
-                } else {
-                        memcpy(o, p, n);
-                        o += n;
-                        p += n;
-                }
-        }
-        *o = '\0';
-        return out;
+        return sb_utf8_rewrite(s, emit_escaped);
 }

@@ -48,8 +48,9 @@ bool sb_utf8_valid(const char *s)
         return true;
 }
 
-char *sb_utf8_backslash_invalid(const char *s)
+char *sb_utf8_rewrite(const char *s, sb_utf8_emit emit)
 {
+        /* The longest output per input byte: "\xHH" for one byte. */
         char *out = malloc(strlen(s) * 4 + 1);
         const unsigned char *p = (const unsigned char *)s;
         char *o = out;
@@ -63,10 +64,19 @@ char *sb_utf8_backslash_invalid(const char *s)
                         o += sprintf(o, "\\x%02x", *p++);
                         continue;
                 }
-                memcpy(o, p, n);
-                o += n;
+                if (emit != NULL) {
+                        o += emit(o, p, n, cp);
+                } else {
+                        memcpy(o, p, n);
+                        o += n;
+                }
                 p += n;
         }
         *o = '\0';
         return out;
+}
+
+char *sb_utf8_backslash_invalid(const char *s)
+{
+        return sb_utf8_rewrite(s, NULL);
 }

@@ -16,6 +16,15 @@ size_t sb_utf8_sequence(const unsigned char *s, uint32_t *cp);
 
 bool sb_utf8_valid(const char *s);
 
+/* Writes one valid sequence (n bytes at seq, code point cp) at out, at
+ * most 4 characters per byte it takes, and returns how many it wrote. */
+typedef size_t (*sb_utf8_emit)(char *out, const unsigned char *seq, size_t n, uint32_t cp);
+
+/* A copy of s in which each valid sequence is what emit writes (NULL: the
+ * sequence as it is) and each byte that is no part of one is \xHH; NULL
+ * when out of memory. */
+char *sb_utf8_rewrite(const char *s, sb_utf8_emit emit);
+
 /* A copy of s in which each byte that is no part of a valid sequence is the
  * four characters \xHH (Python's "backslashreplace"); NULL when out of
  * memory. */
