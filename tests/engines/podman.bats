@@ -319,7 +319,10 @@ host_cgroup() {
 }
 
 @test "podman run --read-only: the root is read-only, /tmp and /run are writable" {
-        run podman run --rm --read-only busybox sh -c 'touch /x; touch /tmp/x && touch /run/x && echo writable'
+        # touch's complaint on the same stream as the echo: conmon reads
+        # stdout and stderr through two pipes and may pass them on in either
+        # order, which once put the complaint last.
+        run podman run --rm --read-only busybox sh -c 'touch /x 2>&1; touch /tmp/x && touch /run/x && echo writable'
         [ "$status" -eq 0 ] || fail "status $status: $output"
         [[ $output == *"touch: /x: Read-only file system"* ]] || fail "root writable: $output"
         [[ $output == *writable ]] || fail "/tmp or /run not writable: $output"
