@@ -22,7 +22,9 @@
 
 struct sb_error;
 
-#define AUDIT_DEFAULT_LOG "/var/log/sbrun/audit.jsonl"
+#include "config.h" /* SBRUN_LOGDIR: configure's --localstatedir, /var by default */
+
+#define AUDIT_DEFAULT_LOG SBRUN_LOGDIR "/audit.jsonl"
 /* A user's own log, beneath $XDG_STATE_HOME (or ~/.local/state): the
  * operator's directory is root's, and a user is the auditor of their own
  * containers. */

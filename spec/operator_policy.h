@@ -63,7 +63,9 @@
 
 struct sb_error;
 
-#define OPERATOR_POLICY_PATH "/etc/sbrun/policy.json"
+#include "config.h" /* SBRUN_CONFDIR: configure's --sysconfdir, /etc by default */
+
+#define OPERATOR_POLICY_PATH SBRUN_CONFDIR "/policy.json"
 
 /* landlock.mode: what a kernel without Landlock means for standard (off:
  * nothing) and strict (off and required: no create). */

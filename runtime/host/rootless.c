@@ -1,3 +1,4 @@
+#include "config.h"
 #include "runtime/host/rootless.h"
 
 #include "common/cleanup.h"
@@ -79,7 +80,7 @@ char *rootless_state_root(void)
         char *root = NULL;
 
         if (!honor_xdg_runtime_dir())
-                return strdup("/run/sbrun");
+                return strdup(SBRUN_STATEDIR);
         if (asprintf(&root, "%s/sbrun", getenv("XDG_RUNTIME_DIR")) < 0)
                 return NULL;
         return root;
