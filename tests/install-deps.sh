@@ -24,6 +24,7 @@ packages="
         podman conmon crun runc
         uidmap slirp4netns fuse-overlayfs
         strace hyperfine gnuplot-nox
+        debhelper lintian mmdebstrap fakeroot dpkg-dev
 "
 
 missing=""
