@@ -26,15 +26,18 @@ nested_make() {
 }
 
 @test "make distcheck: the release tarball builds, checks, installs and uninstalls" {
+        local start=$SECONDS
         run nested_make -j2 distcheck
         rm -f "$BUILDDIR"/sbrun-*.tar.gz
         [ "$status" -eq 0 ] || fail "make distcheck (status $status): ${output: -3000}"
         [[ $output == *"archives ready for distribution"* ]] || fail "no archive: ${output: -2000}"
         [[ $output == *"ok - sbrun policy explain on spec's config"* ]] ||
                 fail "distcheck's check did not run tests/smoke.sh: ${output: -2000}"
+        echo "# make distcheck: $((SECONDS - start)) s" >&3
 }
 
 @test "the Debian package builds from the tarball, lintian reports no error, and it ships what an operator needs" {
+        local start=$SECONDS
         SBRUN_BUILDDIR=$BUILDDIR run "$SRCDIR/tests/package/build.sh" "$BATS_FILE_TMPDIR/pkg"
         [ "$status" -eq 0 ] || fail "build.sh (status $status): ${output: -3000}"
         deb=$(ls "$BATS_FILE_TMPDIR"/pkg/sbrun_*_amd64.deb)
@@ -57,13 +60,17 @@ nested_make() {
         [[ $output == *"Depends: bubblewrap"* ]] || fail "Depends: $output"
         [[ $output == *"Recommends: uidmap, criu"* ]] || fail "Recommends: $output"
         cp "$deb" "$BATS_FILE_TMPDIR/sbrun.deb"
+        grep '^# package: ' <<<"$output" >&3 || true
+        echo "# package build and lintian: $((SECONDS - start)) s" >&3
 }
 
 @test "the package installs with apt into a clean Debian 12 tree: --version, check and the demo there" {
         [ -f "$BATS_FILE_TMPDIR/sbrun.deb" ] || fail "no package: the build test failed"
+        local start=$SECONDS
         run "$SRCDIR/tests/package/install-test.sh" "$BATS_FILE_TMPDIR/sbrun.deb"
         [ "$status" -eq 0 ] || fail "install-test.sh (status $status): $output"
         [[ $output == *"ready: this host can run confined containers"* ]] || fail "check: $output"
         [[ $output == *"hello from sbrun"* ]] || fail "demo: $output"
         [[ $output == *"/usr/bin/sbrun --root"* ]] || fail "the demo did not run /usr/bin/sbrun: $output"
+        echo "# install test: $((SECONDS - start)) s" >&3
 }
