@@ -310,6 +310,14 @@ static int show(const struct global_options *global, struct sb_error *err)
         for (size_t i = 0; i < policy.n_devices; i++)
                 printf(" %s", policy.devices[i]);
         printf("%s\n", policy.n_devices ? "" : " (standard nodes only)");
+        printf("net devices:");
+        if (ctx.profile->no_network)
+                printf(" none (%s: no network)\n", ctx.profile->name);
+        else {
+                for (size_t i = 0; i < policy.n_net_devices; i++)
+                        printf(" %s", policy.net_devices[i]);
+                printf("%s\n", policy.n_net_devices ? "" : " none");
+        }
         if (policy.timeout_max_seconds > 0)
                 printf("wall-clock: %d s (run.sbrun.timeout and run --timeout may only lower it)\n",
                        policy.timeout_max_seconds);
