@@ -358,6 +358,16 @@ static int open_container_ns(pid_t pid, struct net_devices *nd, struct sb_error 
         return 0;
 }
 
+/* The device at index of sbrun's namespace as it was: its addresses (those
+ * still there fail with EEXIST, as they should) and its state. */
+static void restore(int host, int index, const struct net_device_move *dev)
+{
+        for (size_t k = 0; k < dev->n_addrs; k++)
+                addr_add(host, index, &dev->addrs[k]);
+        if (dev->was_up)
+                link_set_up(host, index, true);
+}
+
 /* After a failed move: whether the kernel moved the device all the same.
  * It moves a device under its own name and renames it after, so a new
  * name taken in the container's namespace fails with the device already
@@ -389,17 +399,18 @@ static int move_one(int host, int inside_fd, struct net_devices *nd, struct net_
         dev->was_up = (li.flags & IFF_UP) != 0;
         if ((e = addr_list(host, dev)) < 0)
                 return sb_fail(err, -e, "linux.netDevices: \"%s\": its addresses", dev->name);
-        if (dev->was_up && (e = link_set_up(host, li.index, false)) < 0)
-                return sb_fail(err, -e, "linux.netDevices: \"%s\": setting it down", dev->name);
-        /* A name taken inside fails before anything moves. */
+        /* A name taken inside fails before anything changes. */
         if (strchr(dev->inside, '%') == NULL && link_get(inside_fd, 0, dev->inside, &li) == 0)
-                e = -EEXIST;
-        else
-                e = link_move(host, dev->host_index, nd->container_ns, dev->inside);
-        if (e < 0) {
+                return sb_fail(err, EEXIST,
+                               "linux.netDevices: \"%s\": moving it into the container's "
+                               "network namespace as \"%s\"",
+                               dev->name, dev->inside);
+        if (dev->was_up && (e = link_set_up(host, dev->host_index, false)) < 0)
+                return sb_fail(err, -e, "linux.netDevices: \"%s\": setting it down", dev->name);
+        if ((e = link_move(host, dev->host_index, nd->container_ns, dev->inside)) < 0) {
                 moved_anyway(host, inside_fd, dev);
-                if (dev->index == 0 && dev->was_up)
-                        link_set_up(host, dev->host_index, true);
+                if (dev->index == 0)
+                        restore(host, dev->host_index, dev);
                 return sb_fail(err, -e,
                                "linux.netDevices: \"%s\": moving it into the container's "
                                "network namespace as \"%s\"",
@@ -471,12 +482,8 @@ static void move_back(int host, int inside, const struct net_devices *nd,
                         dev->name, strerror(-e));
                 return;
         }
-        if (link_get(host, 0, dev->name, &li) < 0)
-                return;
-        for (size_t k = 0; k < dev->n_addrs; k++)
-                addr_add(host, li.index, &dev->addrs[k]);
-        if (dev->was_up)
-                link_set_up(host, li.index, true);
+        if (link_get(host, 0, dev->name, &li) == 0)
+                restore(host, li.index, dev);
 }
 
 void net_devices_undo(struct net_devices *nd)

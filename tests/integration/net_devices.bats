@@ -18,6 +18,7 @@ setup() {
         # modules); one end is moved, its peer stays.
         ip -n "$NETNS" link add sbt-veth0 type veth peer name sbt-peer0
         ip -n "$NETNS" addr add 192.0.2.7/24 dev sbt-veth0
+        ip -n "$NETNS" addr add 2001:db8::7/64 dev sbt-veth0 nodad
         ip -n "$NETNS" link set sbt-veth0 up
         NDPOL=$(policy_with '{"floor": {"net_devices": ["sbt-veth0", "sbt-missing0"]}}' netdev)
 }
@@ -43,6 +44,7 @@ veth_untouched() {
         [[ $link == *"<"*UP*">"* ]] || fail "sbt-veth0 is no longer up: $link"
         addr=$(ip -n "$NETNS" -o addr show dev sbt-veth0)
         [[ $addr == *"192.0.2.7/24"* ]] || fail "sbt-veth0 lost its address: $addr"
+        [[ $addr == *"2001:db8::7/64"* ]] || fail "sbt-veth0 lost its IPv6 address: $addr"
         ip -n "$NETNS" link show sbt-peer0 >/dev/null || fail "sbt-peer0 is gone from $NETNS"
 }
 
@@ -54,6 +56,7 @@ veth_untouched() {
         [ "$status" -eq 0 ] || fail "run: $output"
         [ "${lines[0]}" = "eth7 lo " ] || fail "/sys/class/net inside: ${lines[0]}"
         [[ $output == *"inet 192.0.2.7/24"* ]] || fail "no address on eth7: $output"
+        [[ $output == *"inet6 2001:db8::7/64"* ]] || fail "no IPv6 address on eth7: $output"
         [[ ${lines[-1]} == *"<"*UP*">"* ]] || fail "eth7 is not up: $output"
         # runtime-spec: a runtime MUST NOT move it out before delete; the
         # kernel destroys a virtual device with the namespace (a veth with
