@@ -72,7 +72,8 @@ typedef void (*nl_reply_fn)(const struct nlmsghdr *h, void *arg);
 static int nl_talk(int fd, struct nl_req *r, nl_reply_fn fn, void *arg)
 {
         static unsigned seq;
-        char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+        /* The kernel makes no dump message larger than 32 KiB. */
+        char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
 
         r->h.nlmsg_seq = ++seq;
         if (send(fd, r, r->h.nlmsg_len, 0) < 0)

@@ -48,6 +48,17 @@ veth_untouched() {
         ip -n "$NETNS" link show sbt-peer0 >/dev/null || fail "sbt-peer0 is gone from $NETNS"
 }
 
+# wait_pair_gone: the kernel frees a network namespace in a work queue, a
+# moment after its last process: wait (10 s at most) for the veth moved in
+# to take its peer with it.
+wait_pair_gone() {
+        local i
+        for ((i = 0; i < 100; i++)); do
+                ip -n "$NETNS" link show sbt-peer0 >/dev/null 2>&1 || return 0
+                sleep 0.1
+        done
+}
+
 @test "netDevices: moved in renamed, with its address, up; gone with the container's namespace" {
         make_bundle
         set_cmd 'ls /sys/class/net | tr "\n" " "; echo; ip -o addr show eth7; ip -o link show eth7'
@@ -62,12 +73,7 @@ veth_untouched() {
         # kernel destroys a virtual device with the namespace (a veth with
         # its peer; a physical one goes back to the host's initial
         # namespace).
-        # The kernel frees a namespace in a work queue, a moment later.
-        local i
-        for ((i = 0; i < 100; i++)); do
-                ip -n "$NETNS" link show sbt-peer0 >/dev/null 2>&1 || break
-                sleep 0.1
-        done
+        wait_pair_gone
         ! ip -n "$NETNS" link show sbt-veth0 2>/dev/null || fail "sbt-veth0 is back in $NETNS"
         ! ip -n "$NETNS" link show sbt-peer0 2>/dev/null || fail "sbt-peer0 outlived its pair"
         ! ip -n "$NETNS" link show eth7 2>/dev/null || fail "eth7 is in $NETNS"
@@ -92,11 +98,7 @@ veth_untouched() {
         [[ $output == *"inet 192.0.2.7/24"* ]] || fail "exec: $output"
         run in_netns delete --force "$ID"
         [ "$status" -eq 0 ] || fail "delete: $output"
-        local i
-        for ((i = 0; i < 100; i++)); do
-                ip -n "$NETNS" link show sbt-peer0 >/dev/null 2>&1 || break
-                sleep 0.1
-        done
+        wait_pair_gone
         ! ip -n "$NETNS" link show sbt-veth0 2>/dev/null || fail "sbt-veth0 is back in $NETNS"
         ! ip -n "$NETNS" link show sbt-peer0 2>/dev/null || fail "sbt-peer0 outlived its pair"
         assert_no_leftovers "$ID"
@@ -109,6 +111,7 @@ veth_untouched() {
         run in_netns run -b "$BUNDLE" "$(new_id)"
         [ "$status" -eq 0 ] || fail "run: $output"
         [ "$output" = "lo sbt-veth0 " ] || fail "inside: $output"
+        wait_pair_gone
         ip -n "$NETNS" link add sbt-veth0 type veth peer name sbt-peer0
         edit_config '.linux.netDevices = {"sbt-veth0": {name: "net%d"}}'
         run in_netns run -b "$BUNDLE" "$(new_id)"
@@ -207,6 +210,9 @@ refused_nd() {
         [[ $output == *"net devices: sbt-veth0 sbt-missing0"* ]] || fail "show: $output"
         run sbrun policy show
         [[ $output == *"net devices: none"* ]] || fail "show without the key: $output"
+        run sbrun --policy "$(policy_with '{"floor": {"profile": "strict", "net_devices": ["sbt-veth0"]}}' strict)" \
+                policy show
+        [[ $output == *"net devices: none (strict: no network)"* ]] || fail "show under strict: $output"
         run sbrun features
         [ "$(jq -c .linux.netDevices <<<"$output")" = '{"enabled":true}' ] || fail "features: $output"
 }
