@@ -1,6 +1,7 @@
 /* linux.netDevices over rtnetlink (see net_devices.h). One RTM_NEWLINK
- * with IFLA_NET_NS_FD and IFLA_IFNAME moves and renames a device at once,
- * so that neither name is ever taken twice. Work inside the container's
+ * with IFLA_NET_NS_FD and IFLA_IFNAME moves and renames a device, so the
+ * new name never shows in sbrun's namespace (the kernel moves it under its
+ * old name first and renames it inside: see moved_anyway). Work inside the container's
  * namespace goes through a netlink socket made there by a short-lived
  * child and passed back: sbrun itself never leaves its own namespace. */
 #include "runtime/host/net_devices.h"
@@ -300,13 +301,13 @@ int net_devices_check(const struct oci_linux *l, bool rootless, struct sb_error 
                 const char *name = l->net_devices[i].key;
                 if (rootless)
                         return sb_fail(err, 0,
-                                       "linux.netDevices: \"%s\" refused: a rootless sbrun "
-                                       "cannot move a network device",
+                                       "linux.netDevices: \"%s\": a rootless sbrun cannot "
+                                       "move a network device",
                                        name);
                 if (if_nametoindex(name) == 0)
                         return sb_fail(err, 0,
-                                       "linux.netDevices: \"%s\" refused: no such network "
-                                       "device in sbrun's network namespace",
+                                       "linux.netDevices: \"%s\": no such network device in "
+                                       "sbrun's network namespace",
                                        name);
         }
         return 0;

@@ -191,7 +191,7 @@ refused_nd() {
                     .linux.namespaces |= map(select(.type != "network"))' \
                 'linux.netDevices: "sbt-veth0" refused (rule: needs a network namespace of the container'"'"'s own)'
         refused_nd '.linux.netDevices = {"sbt-veth0": {name: "eth7"}, "sbt-missing0": {}}' \
-                'linux.netDevices: "sbt-missing0" refused: no such network device in sbrun'"'"'s network namespace'
+                'linux.netDevices: "sbt-missing0": no such network device in sbrun'"'"'s network namespace'
 }
 
 @test "netDevices: policy explain and show name the rule; features enable it" {
@@ -206,6 +206,14 @@ refused_nd() {
         jq -e '.allowed == false and (.changes | any(.action == "refused" and
                 .field == "linux.netDevices" and .requested == "\"sbt-veth0\""))' \
                 <<<"$output" >/dev/null || fail "explain without the policy: $output"
+        # A device not there is what create cannot carry out, in explain too.
+        edit_config '.linux.netDevices = {"sbt-missing0": {}}'
+        run in_netns policy explain --bundle "$BUNDLE" --format json
+        [ "$status" -eq 0 ] || fail "explain: $output"
+        jq -e '.allowed == false and (.changes | any(.action == "refused" and
+                .field == "linux.netDevices" and
+                (.requested | startswith("\"sbt-missing0\": no such network device"))))' \
+                <<<"$output" >/dev/null || fail "explain of a missing device: $output"
         run in_netns policy show
         [[ $output == *"net devices: sbt-veth0 sbt-missing0"* ]] || fail "show: $output"
         run sbrun policy show
