@@ -86,6 +86,12 @@ static int one(const struct oci_linux *l, size_t i, const struct floor_context *
                                             "two devices of the same name in the container");
         }
         snprintf(value, sizeof(value), "\"%.40s\"", kv->key);
+        /* A key given twice in the JSON object: one device, one move. */
+        for (size_t j = 0; j < i; j++) {
+                if (strcmp(l->net_devices[j].key, kv->key) == 0)
+                        return floor_refuse(report, err, "linux.netDevices", value,
+                                            "the same device named twice");
+        }
         if (!has_own_network(l))
                 return floor_refuse(report, err, "linux.netDevices", value,
                                     "needs a network namespace of the container's own");

@@ -288,6 +288,14 @@ static void test_net_devices_policy(void **state)
                             "linux.netDevices: \"ens4\" name \"ens3\" refused (rule: two "
                             "devices of the same name in the container)");
         floor_run_release(&run);
+        assert_int_equal(
+                floor_run(&run,
+                          SPEC("", "", ",'netDevices':{'ens3':{'name':'a'},'ens3':{'name':'b'}}"),
+                          policy, NULL, NULL, FLOOR_CREATE),
+                -1);
+        assert_string_equal(run.error, "linux.netDevices: \"ens3\" refused (rule: the same device "
+                                       "named twice)");
+        floor_run_release(&run);
         assert_int_equal(floor_run(&run, SPEC("", STRICT_ANNOTATION, ",'netDevices':{'ens3':{}}"),
                                    policy, NULL, NULL, FLOOR_CREATE),
                          -1);
