@@ -42,9 +42,11 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
  * a rootless caller's own systemd --user: runtime/cgroup/systemd_scope.c),
  * RDMA limits written to rdma.max (runtime/cgroup/cgroup_resources.c);
  * AppArmor profiles and SELinux labels where the host enables them
- * (spec/floor_lsm.h), as runc reports what it supports; no resctrl, no
- * memory policy, no network device moved in (spec/floor_spec_fields.c
- * refuses linux.intelRdt, linux.memoryPolicy and linux.netDevices); bwrap
+ * (spec/floor_lsm.h), as runc reports what it supports; network devices
+ * moved in (runtime/host/net_devices.c; which ones is the operator's
+ * policy, spec/floor_net_devices.c), as runc 1.3 reports them; no
+ * resctrl, no memory policy (spec/floor_spec_fields.c refuses
+ * linux.intelRdt and linux.memoryPolicy); bwrap
  * cannot make idmapped mounts (docs/design.md, bwrap behaviours: "bwrap
  * cannot make sysfs, cgroup2, devpts or idmapped mounts"). */
 static void write_linux(struct json_writer *w, const struct oci_features *f)
@@ -73,7 +75,7 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_object_begin(w, "mountExtensions");
         write_enabled(w, "idmap", false);
         jw_object_end(w);
-        write_enabled(w, "netDevices", false);
+        write_enabled(w, "netDevices", true);
         jw_object_end(w);
 }
 

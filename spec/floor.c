@@ -63,6 +63,7 @@ int floor_select(const struct operator_policy *policy, const struct oci_config *
         merge_ceilings(&ctx->ceilings, &policy->ceilings, chosen == base);
         ctx->policy_source = policy->source;
         ctx->devices = policy->devices;
+        ctx->net_devices = policy->net_devices;
         ctx->state_root = state_root;
         ctx->volumes = floor_volume_rule(policy, chosen, chosen == base);
         return 0;
@@ -74,9 +75,10 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
         typedef int (*concern_fn)(struct oci_config *, const struct floor_context *,
                                   struct floor_report *, struct sb_error *);
         static const concern_fn concerns[] = {
-                floor_privileged, floor_spec_fields, floor_namespaces, floor_caps,
-                floor_process,    floor_paths,       floor_mounts,     floor_volumes,
-                floor_devices,    floor_limits,      floor_resources,  floor_syscalls
+                floor_privileged, floor_spec_fields, floor_net_devices, floor_namespaces,
+                floor_caps,       floor_process,     floor_paths,       floor_mounts,
+                floor_volumes,    floor_devices,     floor_limits,      floor_resources,
+                floor_syscalls
         };
 
         for (size_t i = 0; i < sizeof(concerns) / sizeof(concerns[0]); i++) {

@@ -70,6 +70,7 @@ struct floor_context {
         struct floor_ceilings ceilings; /* the profile's, adjusted by the operator */
         const char *policy_source;      /* NULL: built-in default */
         char *const *devices;           /* operator allow-list, NULL-terminated or NULL */
+        char *const *net_devices;       /* floor.net_devices, NULL-terminated or NULL */
         const char *state_root;         /* global --root, never bind-mountable */
         const char *audit_dir;          /* the audit trail's directory, or NULL */
         enum floor_volume_rule volumes; /* what a writable volume must be */
@@ -136,6 +137,13 @@ int floor_paths(struct oci_config *config, const struct floor_context *ctx,
                 struct floor_report *report, struct sb_error *err);
 int floor_mounts(struct oci_config *config, const struct floor_context *ctx,
                  struct floor_report *report, struct sb_error *err);
+/* net_devices: linux.netDevices, each moved in only when floor.net_devices
+ * names it (standard), never under strict; names valid for the kernel. */
+int floor_net_devices(struct oci_config *config, const struct floor_context *ctx,
+                      struct floor_report *report, struct sb_error *err);
+/* NAME is one the kernel takes for a network device (dev_valid_name);
+ * template_ok: it may hold one "%d" for the kernel to number. */
+bool floor_net_device_name_valid(const char *name, bool template_ok);
 int floor_devices(struct oci_config *config, const struct floor_context *ctx,
                   struct floor_report *report, struct sb_error *err);
 int floor_volumes(struct oci_config *config, const struct floor_context *ctx,

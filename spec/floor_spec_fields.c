@@ -218,15 +218,6 @@ static int memory_policy(const struct oci_memory_policy *mp, struct floor_report
                             NOT_SUPPORTED "the NUMA policy (set_mempolicy) is not set");
 }
 
-static int net_devices(const struct oci_linux *l, struct floor_report *report, struct sb_error *err)
-{
-        char value[128];
-
-        snprintf(value, sizeof(value), "\"%.100s\"", l->net_devices[0].key);
-        return floor_refuse(report, err, "linux.netDevices", value,
-                            NOT_SUPPORTED "no host network device is moved into the container");
-}
-
 static int time_offsets(const struct oci_linux *l, struct floor_report *report,
                         struct sb_error *err)
 {
@@ -273,7 +264,6 @@ int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx
                 return 0;
         if ((l->intel_rdt && intel_rdt(l->intel_rdt, report, err) < 0) ||
             (l->memory_policy && memory_policy(l->memory_policy, report, err) < 0) ||
-            (l->n_net_devices > 0 && net_devices(l, report, err) < 0) ||
             (l->n_time_offsets > 0 && time_offsets(l, report, err) < 0) ||
             (l->personality && personality(l->personality, report, err) < 0))
                 return -1;

@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "common/strv.h"
 #include "oci/json_read.h"
 #include "spec/operator_policy_floor.h"
 
@@ -26,6 +27,9 @@ void operator_policy_release(struct operator_policy *policy)
         free(policy->devices);
         policy->devices = NULL;
         policy->n_devices = 0;
+        strv_free_n(policy->net_devices, policy->n_net_devices);
+        policy->net_devices = NULL;
+        policy->n_net_devices = 0;
         free(policy->text);
         policy->text = NULL;
         audit_settings_release(&policy->audit);

@@ -26,6 +26,9 @@
  *     },
  *     "devices": ["/dev/fuse"],       device nodes linux.devices may create
  *                                     beyond the standard ones
+ *     "net_devices": ["eth1"],        network devices of the runtime's network
+ *                                     namespace linux.netDevices may move into a
+ *                                     container (standard; strict: none; default: none)
  *     "volumes": {
  *       "require_project_quota": true a writable directory bind must be bounded by
  *     }                               project quota (default: the profile's,
@@ -81,6 +84,8 @@ struct operator_policy {
         struct floor_ceilings ceilings; /* floor.ceilings; 0: not set */
         char **devices;                 /* floor.devices, NULL-terminated or NULL */
         size_t n_devices;
+        char **net_devices; /* floor.net_devices, NULL-terminated or NULL */
+        size_t n_net_devices;
         int timeout_max_seconds; /* 0: no ceiling */
         enum landlock_mode landlock_mode;
         bool landlock_exec_writable; /* default true */

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/strv.h"
+#include "spec/floor.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
@@ -88,6 +89,34 @@ static int parse_devices(json_val v, struct jpath *p, struct operator_policy *po
         return 0;
 }
 
+/* Names of network devices, as the kernel would take them (no template:
+ * the operator names a device that exists). */
+static int parse_net_devices(json_val v, struct jpath *p, struct operator_policy *policy,
+                             struct sb_error *err)
+{
+        size_t n = json_array_len(v);
+
+        if (!json_is_array(v))
+                return jfail(p, err, "expected an array");
+        strv_free_n(policy->net_devices, policy->n_net_devices);
+        policy->n_net_devices = 0;
+        policy->net_devices = calloc(n + 1, sizeof(char *));
+        if (policy->net_devices == NULL)
+                return sb_fail(err, ENOMEM, "%s", p->buf);
+        for (size_t i = 0; i < n; i++) {
+                const char *s = json_string_value(json_array_at(v, i));
+                size_t saved = jpath_index(p, i);
+                if (!floor_net_device_name_valid(s, false))
+                        return jfail(p, err, "expected a network device name");
+                jpath_pop(p, saved);
+                policy->net_devices[i] = strdup(s);
+                if (policy->net_devices[i] == NULL)
+                        return sb_fail(err, ENOMEM, "%s", p->buf);
+                policy->n_net_devices++;
+        }
+        return 0;
+}
+
 static int volumes_member(const char *key, json_val value, struct jpath *p, void *ctx,
                           struct sb_error *err)
 {
@@ -122,6 +151,8 @@ static int floor_member(const char *key, json_val value, struct jpath *p, void *
         }
         if (strcmp(key, "devices") == 0)
                 return parse_devices(value, p, policy, err);
+        if (strcmp(key, "net_devices") == 0)
+                return parse_net_devices(value, p, policy, err);
         if (strcmp(key, "volumes") == 0) {
                 if (!json_is_object(value))
                         return jfail(p, err, "expected an object");

@@ -17,6 +17,7 @@
 #include "runtime/host/host_probe.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
+#include "runtime/host/net_devices.h"
 #include "runtime/cgroup/container_cgroup.h"
 #include "runtime/cgroup/device_filter.h"
 #include "runtime/sandbox/mount_translate.h"
@@ -226,7 +227,7 @@ static int explain_bwrap(const struct oci_config *config, const char *bundle,
  * profile (compiled, not cached), the device rules, the cgroup path. Each
  * failure is a refusal; the checks go on. */
 static int explain_carry_out(const struct oci_config *config, const char *bundle,
-                             struct bind_sources *binds, struct floor_report *report,
+                             struct bind_sources *binds, bool rootless, struct floor_report *report,
                              struct sb_error *err)
 {
         struct sb_error check = { 0 };
@@ -254,6 +255,10 @@ static int explain_carry_out(const struct oci_config *config, const char *bundle
         if (container_cgroup_check_path(config, "explained", &check) < 0 &&
             record_carry_out(report, &check, err) < 0)
                 return -1;
+        /* In the namespace explain runs in, as create's check in its own. */
+        if (net_devices_check(config->linux_, rootless, &check) < 0 &&
+            record_carry_out(report, &check, err) < 0)
+                return -1;
         return 0;
 }
 
@@ -264,7 +269,7 @@ static int explain_carry_out(const struct oci_config *config, const char *bundle
 /* What create decides past the floor that needs this host's cgroups, then
  * what it checks as it carries the config out. */
 static int explain_runtime(const struct operator_policy *policy, struct oci_config *config,
-                           const char *bundle, struct bind_sources *binds,
+                           const char *bundle, struct bind_sources *binds, bool rootless,
                            struct floor_report *report, struct sb_error *err)
 {
         struct cgroup_root root = CGROUP_ROOT_INIT;
@@ -277,7 +282,7 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
         if (floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
                                  err) < 0)
                 return -1;
-        return explain_carry_out(config, bundle, binds, report, err);
+        return explain_carry_out(config, bundle, binds, rootless, report, err);
 }
 
 static int show(const struct global_options *global, struct sb_error *err)
@@ -310,6 +315,14 @@ static int show(const struct global_options *global, struct sb_error *err)
         for (size_t i = 0; i < policy.n_devices; i++)
                 printf(" %s", policy.devices[i]);
         printf("%s\n", policy.n_devices ? "" : " (standard nodes only)");
+        printf("net devices:");
+        if (ctx.profile->no_network)
+                printf(" none (%s: no network)\n", ctx.profile->name);
+        else {
+                for (size_t i = 0; i < policy.n_net_devices; i++)
+                        printf(" %s", policy.net_devices[i]);
+                printf("%s\n", policy.n_net_devices ? "" : " none");
+        }
         if (policy.timeout_max_seconds > 0)
                 printf("wall-clock: %d s (run.sbrun.timeout and run --timeout may only lower it)\n",
                        policy.timeout_max_seconds);
@@ -443,7 +456,8 @@ static int explain(const struct global_options *global, const struct policy_opts
         }
         if (ret == 0) {
                 landlock_rules_release(&decision.landlock);
-                ret = explain_runtime(&policy, config, bundle, &binds, &report, err);
+                ret = explain_runtime(&policy, config, bundle, &binds, global->rootless, &report,
+                                      err);
         }
         lsm_host_facts_release(&lsm);
         if (ret == 0)

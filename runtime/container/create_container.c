@@ -19,6 +19,7 @@
 #include "runtime/host/floor_host.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
+#include "runtime/host/net_devices.h"
 #include "runtime/container/state_dir.h"
 #include "runtime/container/watchdog.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -188,6 +189,10 @@ int container_create(const struct global_options *global, const struct create_re
                                   global->root, &c.floor, err) < 0)
                 goto out;
 
+        /* The devices linux.netDevices moves are there to be moved. */
+        if (net_devices_check(c.config->linux_, global->rootless, err) < 0)
+                goto out;
+
         if (state_dir_create(global->root, req->id, &sd, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.after-state-dir");
@@ -214,6 +219,9 @@ int container_create(const struct global_options *global, const struct create_re
         container_cgroup_joined(&c.cgroup);
         SB_FAULT_POINT("create.after-ready");
         if (create_read_child_pid(&c, err) < 0)
+                goto out;
+        /* Before the create hooks and the process: both see the devices. */
+        if (net_devices_move_in(c.config->linux_, c.container_pid, &c.net, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
                 goto out;
@@ -245,6 +253,7 @@ int container_create(const struct global_options *global, const struct create_re
         }
 
         state_dir_keep(&sd);
+        net_devices_keep(&c.net);
         container_cgroup_keep(&c.cgroup);
         result->pid = c.container_pid;
         result->timeout_seconds = c.timeout;

@@ -18,11 +18,15 @@ void create_ctx_init(struct create_ctx *c)
         for (int t = 0; t < OCI_NS_COUNT; t++)
                 c->ns.join_fds[t] = -1;
         container_cgroup_init(&c->cgroup);
+        c->net = (struct net_devices)NET_DEVICES_INIT;
         seccomp_setup_init(&c->seccomp);
 }
 
 void create_ctx_release(struct create_ctx *c)
 {
+        /* First, while its namespace is held: the network devices a failed
+         * create moved into the container go back where they were. */
+        net_devices_undo(&c->net);
         /* A container that did not get all the way is killed before bwrap,
          * whose death would otherwise orphan it. */
         if (c->container_pid > 0)

@@ -9,6 +9,7 @@
 
 #include "oci/config.h"
 #include "runtime/cgroup/container_cgroup.h"
+#include "runtime/host/net_devices.h"
 #include "runtime/init/init_plan.h"
 #include "runtime/sandbox/bind_sources.h"
 #include "runtime/sandbox/launcher.h"
@@ -56,8 +57,9 @@ struct create_ctx {
         struct floor_seccomp floor;
         struct landlock_rules landlock; /* spec/floor_landlock.h */
         struct seccomp_setup seccomp;
-        int timeout;   /* effective wall-clock limit in seconds, 0: none */
-        char *created; /* the record's "created" time */
+        struct net_devices net; /* linux.netDevices moved in, until committed */
+        int timeout;            /* effective wall-clock limit in seconds, 0: none */
+        char *created;          /* the record's "created" time */
 };
 
 void create_ctx_init(struct create_ctx *c);

@@ -165,6 +165,20 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         [ -z "$(ls -A "$ROOT" | grep -v '^.seccomp-cache$')" ] || fail "state root: $(ls -A "$ROOT")"
 }
 
+@test "rootless: linux.netDevices is refused by name, even where the policy allows the device" {
+        # No device of that name exists: nothing could be moved even if the
+        # refusal were missing (tests/integration/net_devices.bats moves
+        # devices, as root, in namespaces of its own).
+        make_bundle
+        edit_config '.linux.netDevices = {"sbt-none0": {name: "eth7"}}'
+        run detached sbrun --policy "$(policy_with '{"floor": {"net_devices": ["sbt-none0"]}}' nd)" \
+                create -b "$BUNDLE" "$ID"
+        [ "$status" -ne 0 ]
+        [[ $output == *'linux.netDevices: "sbt-none0": a rootless sbrun cannot move a network device'* ]] ||
+                fail "$output"
+        assert_no_leftovers "$ID"
+}
+
 @test "rootless: a user cannot lower the floor with a policy of its own" {
         make_bundle
         # The user's own opt-out, a copy of the suite's, in its home.

@@ -300,6 +300,11 @@ static void test_policy_floor_errors(void **state)
                             "policy policy.json: floor.ceilings.swap: unknown ceiling");
         expect_policy_error("{'devices':['/etc/passwd']}",
                             "policy policy.json: floor.devices[0]: expected a path under /dev");
+        expect_policy_error("{'net_devices':['eth0','a/b']}",
+                            "policy policy.json: floor.net_devices[1]: expected a network device "
+                            "name");
+        expect_policy_error("{'net_devices':'eth0'}",
+                            "policy policy.json: floor.net_devices: expected an array");
         expect_policy_error("{'profiles':'strict'}",
                             "policy policy.json: floor.profiles: unknown setting");
 }

@@ -132,9 +132,23 @@ static const struct refusal refusals[] = {
         { SPEC("", "", ",'memoryPolicy':{'mode':'MPOL_INTERLEAVE','nodes':'0-3'}"),
           "linux.memoryPolicy: MPOL_INTERLEAVE nodes \"0-3\" refused (rule: not supported by "
           "sbrun: the NUMA policy (set_mempolicy) is not set)" },
+        /* linux.netDevices (spec/floor_net_devices.c): no policy allows ens3. */
         { SPEC("", "", ",'netDevices':{'ens3':{}}"),
-          "linux.netDevices: \"ens3\" refused (rule: not supported by sbrun: no host network "
-          "device is moved into the container)" },
+          "linux.netDevices: \"ens3\" refused (rule: standard: only the network devices "
+          "floor.net_devices names)" },
+        { SPEC("", "", ",'netDevices':{'ens3':{'name':'a b'}}"),
+          "linux.netDevices: \"ens3\" name \"a b\" refused (rule: not a valid network device "
+          "name)" },
+        { SPEC("", "", ",'netDevices':{'ens3':{'name':'eth%s'}}"),
+          "linux.netDevices: \"ens3\" name \"eth%s\" refused (rule: not a valid network device "
+          "name)" },
+        { SPEC("", "", ",'netDevices':{'ens%d':{}}"),
+          "linux.netDevices: \"ens%d\" refused (rule: not a valid network device name)" },
+        { SPEC("", "", ",'netDevices':{'..':{}}"),
+          "linux.netDevices: \"..\" refused (rule: not a valid network device name)" },
+        { SPEC("", STRICT_ANNOTATION, ",'netDevices':{'ens3':{}}"),
+          "linux.netDevices: \"ens3\" refused (rule: strict: no network, no host network "
+          "device)" },
         { SPEC("", "", ",'timeOffsets':{'boottime':{'secs':-5,'nanosecs':7}}"),
           "linux.timeOffsets: boottime -5 7 refused (rule: not supported by sbrun: offsets need a "
           "time namespace, which bwrap cannot make)" },
@@ -246,6 +260,50 @@ static void test_allowed_resources(void **state)
         }
 }
 
+/* linux.netDevices: only what floor.net_devices names, under standard;
+ * a "%d" template, no name and an empty one are all taken. */
+static void test_net_devices_policy(void **state)
+{
+        static const char policy[] = "{'floor':{'net_devices':['ens3','ens4','ens5']}}";
+        struct floor_run run;
+        (void)state;
+
+        if (floor_run(&run,
+                      SPEC("", "",
+                           ",'netDevices':{'ens3':{'name':'eth%d'},'ens4':{},'ens5':{'name':''}}"),
+                      policy, NULL, NULL, FLOOR_CREATE) < 0)
+                fail_msg("allowed devices: %s", run.error);
+        floor_run_release(&run);
+        assert_int_equal(floor_run(&run, SPEC("", "", ",'netDevices':{'ens6':{}}"), policy, NULL,
+                                   NULL, FLOOR_CREATE),
+                         -1);
+        assert_string_equal(run.error, "linux.netDevices: \"ens6\" refused (rule: standard: only "
+                                       "the network devices floor.net_devices names)");
+        floor_run_release(&run);
+        assert_int_equal(floor_run(&run,
+                                   SPEC("", "", ",'netDevices':{'ens3':{},'ens4':{'name':'ens3'}}"),
+                                   policy, NULL, NULL, FLOOR_CREATE),
+                         -1);
+        assert_string_equal(run.error,
+                            "linux.netDevices: \"ens4\" name \"ens3\" refused (rule: two "
+                            "devices of the same name in the container)");
+        floor_run_release(&run);
+        assert_int_equal(
+                floor_run(&run,
+                          SPEC("", "", ",'netDevices':{'ens3':{'name':'a'},'ens3':{'name':'b'}}"),
+                          policy, NULL, NULL, FLOOR_CREATE),
+                -1);
+        assert_string_equal(run.error, "linux.netDevices: \"ens3\" refused (rule: the same device "
+                                       "named twice)");
+        floor_run_release(&run);
+        assert_int_equal(floor_run(&run, SPEC("", STRICT_ANNOTATION, ",'netDevices':{'ens3':{}}"),
+                                   policy, NULL, NULL, FLOOR_CREATE),
+                         -1);
+        assert_string_equal(run.error, "linux.netDevices: \"ens3\" refused (rule: strict: no "
+                                       "network, no host network device)");
+        floor_run_release(&run);
+}
+
 /* update's check: the same rules, its own prefix, the first refusal. */
 static void test_update_prefix(void **state)
 {
@@ -270,6 +328,7 @@ int main(void)
                 cmocka_unit_test(test_explain_agrees_with_create),
                 cmocka_unit_test(test_allowed_resources),
                 cmocka_unit_test(test_update_prefix),
+                cmocka_unit_test(test_net_devices_policy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
