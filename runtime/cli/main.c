@@ -154,9 +154,9 @@ static void global_table(struct global_options *global, bool *version, const cha
                   .help = "the container's cgroup is a transient systemd scope (as "
                           "--cgroup-manager systemd)" },
                 { "cgroup-manager", 0, CLI_CALL_ARG, .to.data = global, .call = set_cgroup_manager,
-                  .arg = "cgroupfs|systemd",
-                  .help = "who makes the container's cgroup: sbrun itself (cgroupfs, the "
-                          "default) or systemd" },
+                  .arg = "MANAGER",
+                  .help = "cgroupfs (the default: sbrun makes the cgroup) or systemd (a "
+                          "transient scope)" },
                 { "rootless", 0, CLI_CALL_ARG, .call = set_rootless, .arg = "auto|true|false",
                   .help = "whether the caller is rootless: sbrun finds out (auto, the "
                           "default), and a value that contradicts it is refused" },
