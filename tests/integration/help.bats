@@ -10,6 +10,7 @@
 
 load ../helpers
 
+# The man page make built from man/sbrun.8.in (SBRUN_MAN_PAGE: another).
 MAN_PAGE=${SBRUN_MAN_PAGE:-$SBRUN_BUILDDIR/man/sbrun.8}
 
 # The commands of `sbrun --help`, then each subcommand as "policy show".
