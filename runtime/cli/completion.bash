@@ -79,21 +79,22 @@ _sbrun_value()
 _sbrun()
 {
         local sbrun=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]}
-        local -a global=() cmd=()
+        local -a root=() cmd=()
         local i=1 word arg help positional=0 value_arg=
 
         COMPREPLY=()
-        # The global options before the command, kept for `list -q`.
+        # Past the global options to the command. Only --root is kept, for
+        # `list -q`: a <TAB> must not write a --log or read a --policy.
         local global_opts
         global_opts=$("$sbrun" --help 2>/dev/null | _sbrun_options)
         while ((i < COMP_CWORD)); do
                 word=${COMP_WORDS[i]}
                 [[ $word == -* ]] || break
-                global+=("$word")
+                [[ $word != --root=* ]] || root=("$word")
                 arg=$(awk -v w="${word%%=*}" '"--" $1 == w || "-" $3 == w { print $2 }' <<<"$global_opts")
                 if [[ -n $arg && $arg != - && $word != *=* ]]; then
                         ((i++))
-                        ((i < COMP_CWORD)) && global+=("${COMP_WORDS[i]}")
+                        [[ $word != --root ]] || ((i >= COMP_CWORD)) || root=(--root "${COMP_WORDS[i]}")
                         ((i == COMP_CWORD)) && value_arg=$arg
                 fi
                 ((i++))
@@ -160,7 +161,7 @@ _sbrun()
         fi
         # The first argument of a command whose usage names an ID.
         if ((positional == 0)) && grep -Eq "^(usage:| +) sbrun ${cmd[*]} .*\bID\b" <<<"$help"; then
-                mapfile -t COMPREPLY < <(compgen -W "$("$sbrun" "${global[@]}" list -q 2>/dev/null)" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "$("$sbrun" "${root[@]}" list -q 2>/dev/null)" -- "$cur")
         fi
 }
 
