@@ -33,13 +33,13 @@ int cli_require_id(const char *command, int argc, char **argv, int optind_, cons
         return 0;
 }
 
-int cli_parse_id_only(const char *command, int argc, char **argv, const char **id,
-                      struct sb_error *err)
+int cli_parse_id_only(const char *command, const char *about, int argc, char **argv,
+                      const char **id, struct sb_error *err)
 {
-        char usage[128];
+        char usage[512];
         int next, r;
 
-        snprintf(usage, sizeof(usage), "usage: sbrun %s ID\n", command);
+        snprintf(usage, sizeof(usage), "usage: sbrun %s ID\n\n%s\n", command, about);
         r = cli_parse(&(struct cli_command){ .name = command, .usage = usage }, argc, argv, &next,
                       err);
         if (r != 0)

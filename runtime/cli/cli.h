@@ -14,9 +14,10 @@ int cli_require_id(const char *command, int argc, char **argv, int optind_, cons
                    struct sb_error *err);
 
 /* For a command whose only argument is the container ID (and --help,
- * through cli_parse in runtime/cli/cli_options.h):
+ * through cli_parse in runtime/cli/cli_options.h; about is the line of
+ * --help that says what the command does):
  * 1 when the usage was printed, 0 with *id set, -1 on a bad command line. */
-int cli_parse_id_only(const char *command, int argc, char **argv, const char **id,
-                      struct sb_error *err);
+int cli_parse_id_only(const char *command, const char *about, int argc, char **argv,
+                      const char **id, struct sb_error *err);
 
 #endif

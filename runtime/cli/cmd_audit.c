@@ -136,14 +136,21 @@ int cmd_audit(const struct global_options *global, int argc, char **argv, struct
         struct audit_query q = { .since = "" };
         const char *since = NULL, *format = "json";
         const struct cli_option options[] = {
-                { "since", 0, CLI_STRING, .to.string = &since },
-                { "id", 0, CLI_STRING, .to.string = &q.id },
-                { "format", 0, CLI_STRING, .to.string = &format },
+                { "since", 0, CLI_STRING, .to.string = &since, .arg = "TIME|AGE",
+                  .help = "only lines from a UTC time (2026-12-05T10:00:00Z, 2026-12-05) or an "
+                          "age (90s, 15m, 2h, 7d) on" },
+                { "id", 0, CLI_STRING, .to.string = &q.id, .arg = "ID",
+                  .help = "only the lines of container ID" },
+                { "format", 0, CLI_STRING, .to.string = &format, .arg = "json|table",
+                  .help = "the JSON lines as written (the default), or a table with control "
+                          "characters escaped" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "audit",
-                .usage = "usage: sbrun audit [--since TIME|AGE] [--id ID] [--format json|table]\n",
+                .usage = "usage: sbrun audit [options]\n\n"
+                         "Read the audit trail the operator's policy names, oldest line first:\n"
+                         "creates, execs, kills, deletes and verdicts.\n",
                 .options = options,
         };
         int next, ret, r = cli_parse(&cmd, argc, argv, &next, err);

@@ -26,7 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define USAGE "usage: sbrun check [--format text|json]\n"
+#define USAGE                                                                         \
+        "usage: sbrun check [options]\n\n"                                            \
+        "Tell whether this host can run confined containers, and why not: one line\n" \
+        "per item create depends on. Creates nothing.\n"
 
 #define MAX_ITEMS 32
 
@@ -324,7 +327,9 @@ int cmd_check(const struct global_options *global, int argc, char **argv, struct
 {
         bool json = false;
         const struct cli_option options[] = {
-                { "format", 'f', CLI_CALL_ARG, .to.data = &json, .call = parse_format },
+                { "format", 'f', CLI_CALL_ARG, .to.data = &json, .call = parse_format,
+                  .arg = "text|json",
+                  .help = "one line per item (the default), or one JSON object for tools" },
                 { NULL },
         };
         const struct cli_command cmd = { .name = "check", .usage = USAGE, .options = options };

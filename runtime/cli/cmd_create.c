@@ -19,8 +19,9 @@ int cmd_create(const struct global_options *global, int argc, char **argv, struc
         const struct cli_command cmd = {
                 .name = "create",
                 .usage =
-                        "usage: sbrun create [--bundle DIR] [--pid-file FILE] [--console-socket PATH]\n"
-                        "                    [--preserve-fds N] [--no-pivot] [--no-new-keyring] ID\n",
+                        "usage: sbrun create [options] ID\n\n"
+                        "Create container ID from the bundle, under the policy floor; its process\n"
+                        "waits for `sbrun start ID`.\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

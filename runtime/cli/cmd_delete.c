@@ -11,12 +11,16 @@ int cmd_delete(const struct global_options *global, int argc, char **argv, struc
         const char *id = NULL;
         bool force = false;
         const struct cli_option options[] = {
-                { "force", 'f', CLI_FLAG, .to.flag = &force },
+                { "force", 'f', CLI_FLAG, .to.flag = &force,
+                  .help = "also a running or paused container (killed first), and no error for "
+                          "one that does not exist" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "delete",
-                .usage = "usage: sbrun delete [--force] ID\n",
+                .usage = "usage: sbrun delete [options] ID\n\n"
+                         "Delete a created or stopped container: its processes, cgroup and state;\n"
+                         "its poststop hooks run.\n",
                 .options = options,
         };
         int next, r = cli_parse(&cmd, argc, argv, &next, err);

@@ -179,16 +179,18 @@ int cmd_events(const struct global_options *global, int argc, char **argv, struc
         int64_t interval_ms = 0;
         int next, ret = 1;
         const struct cli_option options[] = {
-                { "stats", 0, CLI_FLAG, .to.flag = &stats_once },
-                { "interval", 0, CLI_STRING, .to.string = &interval },
+                { "stats", 0, CLI_FLAG, .to.flag = &stats_once,
+                  .help = "print one stats event and exit" },
+                { "interval", 0, CLI_STRING, .to.string = &interval, .arg = "DURATION",
+                  .help = "the time between two stats events, a Go duration (5s, 500ms, 1m; "
+                          "default 5s)" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "events",
-                .usage = "usage: sbrun events [--stats] [--interval DURATION] ID\n\n"
-                         "Print the container's cgroup stats as JSON events: once with "
-                         "--stats,\nelse every DURATION (default 5s) with OOM events, until "
-                         "it stops.\n",
+                .usage = "usage: sbrun events [options] ID\n\n"
+                         "Print the container's cgroup stats as JSON events, one a line: every\n"
+                         "DURATION with an event for each OOM kill, until it stops.\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#define USAGE                                                                                    \
-        "usage: sbrun exec [options] ID COMMAND [ARGS...]\n"                                     \
-        "       sbrun exec [options] --process FILE ID\n"                                        \
-        "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n" \
-        "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"     \
-        "         --console-socket PATH, --apparmor PROFILE, --process-label LABEL\n"
+#define USAGE                                                                 \
+        "usage: sbrun exec [options] ID COMMAND [ARGS...]\n"                  \
+        "       sbrun exec [options] --process FILE ID\n\n"                   \
+        "Run a new process in a running container: its namespaces, cgroup,\n" \
+        "capabilities, no_new_privs, seccomp filter and floor. Without\n"     \
+        "--process, the container's config.json process is the base.\n"
 
 /* --env, --additional-gids, --cap: each occurrence adds one. */
 static int add_value(const struct cli_option *opt, const char *value, struct sb_error *err)
@@ -64,24 +64,50 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
         bool ignore_paused = false; /* accepted for runc's command line, unused */
         int next, status = 1;
         const struct cli_option options[] = {
-                { "process", 'p', CLI_STRING, .to.string = &process_file },
-                { "cwd", 'w', CLI_STRING, .to.string = &o.cwd },
-                { "env", 'e', CLI_CALL_ARG, .to.data = &o.env, .call = add_value },
-                { "tty", 't', CLI_FLAG, .to.flag = &o.tty },
-                { "user", 'u', CLI_STRING, .to.string = &o.user },
+                { "process", 'p', CLI_STRING, .to.string = &process_file, .arg = "FILE",
+                  .help = "the process as runtime-spec's process JSON; the process options "
+                          "below (--cwd to --process-label) then do not apply, as with runc" },
+                { "cwd", 'w', CLI_STRING, .to.string = &o.cwd, .arg = "DIR",
+                  .help = "the working directory, an absolute path in the container" },
+                { "env", 'e', CLI_CALL_ARG, .to.data = &o.env, .call = add_value,
+                  .arg = "KEY=VALUE",
+                  .help = "set an environment variable (replaces the config's); repeatable" },
+                { "tty", 't', CLI_FLAG, .to.flag = &o.tty,
+                  .help = "give the process a terminal: its pty master goes to --console-socket, "
+                          "else sbrun proxies it in the foreground" },
+                { "user", 'u', CLI_STRING, .to.string = &o.user, .arg = "UID[:GID]",
+                  .help = "run as this numeric uid (and gid) of the container" },
                 { "additional-gids", 'g', CLI_CALL_ARG, .to.data = &o.additional_gids,
-                  .call = add_value },
-                { "cap", 'c', CLI_CALL_ARG, .to.data = &o.caps, .call = add_value },
-                { "detach", 'd', CLI_FLAG, .to.flag = &opts.detach },
-                { "pid-file", 0, CLI_STRING, .to.string = &opts.pid_file },
-                { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket },
-                { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000 },
-                { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs },
-                { "process-label", 0, CLI_STRING, .to.string = &o.process_label },
-                { "apparmor", 0, CLI_STRING, .to.string = &o.apparmor },
-                { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused },
+                  .call = add_value, .arg = "GID",
+                  .help = "add a numeric supplementary group; repeatable" },
+                { "cap", 'c', CLI_CALL_ARG, .to.data = &o.caps, .call = add_value, .arg = "CAP",
+                  .help = "add a capability (CAP_NET_ADMIN) to the process's bounding, "
+                          "effective and permitted sets, within the floor; repeatable" },
+                { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs,
+                  .help = "set no_new_privs (the floor sets it anyway)" },
+                { "apparmor", 0, CLI_STRING, .to.string = &o.apparmor, .arg = "PROFILE",
+                  .help = "the process's AppArmor profile (else the container's); dropped with a "
+                          "warning where AppArmor is off" },
+                { "process-label", 0, CLI_STRING, .to.string = &o.process_label, .arg = "LABEL",
+                  .help = "the process's SELinux label (else the container's); dropped with a "
+                          "warning where SELinux is off" },
+                { "detach", 'd', CLI_FLAG, .to.flag = &opts.detach,
+                  .help = "return once the process runs, without waiting for it" },
+                { "pid-file", 0, CLI_STRING, .to.string = &opts.pid_file, .arg = "FILE",
+                  .help = "write the process's host pid to FILE (a new file renamed over it)" },
+                { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket,
+                  .arg = "SOCKET",
+                  .help = "send the pty master of a --tty process to this AF_UNIX socket" },
+                { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000,
+                  .arg = "N",
+                  .help = "pass N more open file descriptors, from fd 3 on, to the process (0 "
+                          "to 1000)" },
+                { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused,
+                  .help = "accepted, ignored: an exec in a paused container is refused all the "
+                          "same" },
                 { "cgroup", 0, CLI_CALL_ARG,
-                  .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse },
+                  .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse,
+                  .arg = "PATH", .help = "refused: sbrun does not run exec in a sub-cgroup" },
                 { NULL },
         };
         const struct cli_command cmd = { .name = "exec", .usage = USAGE, .options = options };

@@ -136,7 +136,7 @@ static int parse_options(int argc, char **argv, struct sb_error *err)
 {
         const struct cli_command cmd = {
                 .name = "features",
-                .usage = "usage: sbrun features\n\n"
+                .usage = "usage: sbrun features [options]\n\n"
                          "Print the runtime-spec features document of this build as JSON.\n",
         };
         int next, r = cli_parse(&cmd, argc, argv, &next, err);

@@ -41,12 +41,16 @@ int cmd_kill(const struct global_options *global, int argc, char **argv, struct 
         int signo = SIGTERM;
         int next, ret = 1;
         const struct cli_option options[] = {
-                { "all", 'a', CLI_FLAG, .to.flag = &all },
+                { "all", 'a', CLI_FLAG, .to.flag = &all,
+                  .help = "signal every process of the container (through its cgroup), not only "
+                          "the container process" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "kill",
-                .usage = "usage: sbrun kill [--all] ID [SIGNAL]\n",
+                .usage = "usage: sbrun kill [options] ID [SIGNAL]\n\n"
+                         "Send SIGNAL (default SIGTERM; a name with or without SIG, or a number)\n"
+                         "to the container process.\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

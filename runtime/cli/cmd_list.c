@@ -111,13 +111,16 @@ int cmd_list(const struct global_options *global, int argc, char **argv, struct 
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
         const struct cli_option options[] = {
-                { "format", 'f', CLI_CALL_ARG, .to.data = &json, .call = parse_format },
-                { "quiet", 'q', CLI_FLAG, .to.flag = &quiet },
+                { "format", 'f', CLI_CALL_ARG, .to.data = &json, .call = parse_format,
+                  .arg = "table|json", .help = "a table (the default) or a JSON array of states" },
+                { "quiet", 'q', CLI_FLAG, .to.flag = &quiet,
+                  .help = "print the container IDs only, one a line" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "list",
-                .usage = "usage: sbrun list [--format table|json] [--quiet]\n",
+                .usage = "usage: sbrun list [options]\n\n"
+                         "List the containers of the state root (--root).\n",
                 .options = options,
         };
         int next, r = cli_parse(&cmd, argc, argv, &next, err);

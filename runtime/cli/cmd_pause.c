@@ -21,7 +21,13 @@ static int freeze_command(const struct global_options *global, int argc, char **
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         struct oci_state *state = NULL;
         const char *id = NULL;
-        int ret = 1, parsed = cli_parse_id_only(command, argc, argv, &id, err);
+        int ret = 1, parsed = cli_parse_id_only(
+                             command,
+                             freeze ? "Freeze every process of a created or running container "
+                                      "(cgroup.freeze);\nits status is paused until "
+                                      "`sbrun resume ID`." :
+                                      "Thaw a paused container (cgroup.freeze).",
+                             argc, argv, &id, err);
 
         if (parsed != 0)
                 return parsed < 0 ? 1 : 0;

@@ -45,9 +45,21 @@ struct policy_opts {
         bool json;
 };
 
-#define USAGE                        \
-        "usage: sbrun policy show\n" \
-        "       sbrun policy explain [--bundle DIR] [--format text|json]\n"
+#define USAGE                                                                     \
+        "usage: sbrun policy show\n"                                              \
+        "       sbrun policy explain [options]\n\n"                               \
+        "show prints the active policy floor; explain prints how it changes a\n"  \
+        "bundle's config.json. `sbrun help policy show` and `sbrun help policy\n" \
+        "explain` describe each.\n"
+#define USAGE_SHOW                                                                 \
+        "usage: sbrun policy show\n\n"                                             \
+        "Print the active policy floor: the profile, its ceilings, the operator\n" \
+        "policy file it came from, and what this host makes of it.\n"
+#define USAGE_EXPLAIN                                                              \
+        "usage: sbrun policy explain [options]\n\n"                                \
+        "Print how the floor changes the bundle's config.json: each field's\n"     \
+        "requested and effective value and the rule, refusals included. Creates\n" \
+        "nothing.\n"
 
 static int parse_format(const struct cli_option *opt, const char *value, struct sb_error *err)
 {
@@ -65,17 +77,24 @@ static int parse_opts(const char *sub, int argc, char **argv, struct policy_opts
                       struct sb_error *err)
 {
         const struct cli_option options[] = {
-                { "bundle", 'b', CLI_STRING, .to.string = &o->bundle },
-                { "format", 'f', CLI_CALL_ARG, .to.data = o, .call = parse_format },
+                { "bundle", 'b', CLI_STRING, .to.string = &o->bundle, .arg = "DIR",
+                  .help = "the bundle whose config.json to explain (default: the current "
+                          "directory)" },
+                { "format", 'f', CLI_CALL_ARG, .to.data = o, .call = parse_format,
+                  .arg = "text|json", .help = "a text report (the default), or JSON" },
                 { NULL },
         };
+        bool explain = strcmp(sub, "explain") == 0;
         char name[64];
         int next;
 
         snprintf(name, sizeof(name), "policy %s", sub);
         o->bundle = ".";
         o->sub = sub;
-        const struct cli_command cmd = { .name = name, .usage = USAGE, .options = options };
+        /* show has no options: only explain reads a bundle. */
+        const struct cli_command cmd = { .name = name,
+                                         .usage = explain ? USAGE_EXPLAIN : USAGE_SHOW,
+                                         .options = explain ? options : NULL };
         int r = cli_parse(&cmd, argc, argv, &next, err);
         if (r != 0)
                 return r;

@@ -144,12 +144,16 @@ int cmd_ps(const struct global_options *global, int argc, char **argv, struct sb
         size_t n = 0;
         int next, ret = 1;
         const struct cli_option options[] = {
-                { "format", 'f', CLI_STRING, .to.string = &format },
+                { "format", 'f', CLI_STRING, .to.string = &format, .arg = "table|json",
+                  .help = "ps(1)'s table of the processes (the default), or a JSON array of "
+                          "their host pids" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "ps",
-                .usage = "usage: sbrun ps [--format table|json] ID [PS-ARGS...]\n",
+                .usage = "usage: sbrun ps [options] ID [PS-ARGS...]\n\n"
+                         "List the container's processes, from its cgroup. PS-ARGS go to ps(1)\n"
+                         "(table format only).\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

@@ -95,12 +95,20 @@ static int parse_options(int argc, char **argv, struct run_options *o, struct cr
         struct cli_option create_options[CREATE_OPTIONS_LEN];
         bool no_subreaper = false; /* runc's; sbrun is always the subreaper */
         const struct cli_option options[] = {
-                { "detach", 'd', CLI_FLAG, .to.flag = &o->detach },
-                { "keep", 0, CLI_FLAG, .to.flag = &o->keep },
-                { "no-subreaper", 0, CLI_FLAG, .to.flag = &no_subreaper },
+                { "detach", 'd', CLI_FLAG, .to.flag = &o->detach,
+                  .help = "return once the container is started, without waiting for it" },
+                { "keep", 0, CLI_FLAG, .to.flag = &o->keep,
+                  .help = "do not delete the container when it exits (not with --detach)" },
+                { "no-subreaper", 0, CLI_FLAG, .to.flag = &no_subreaper,
+                  .help = "accepted, ignored: a foreground run is always the container's "
+                          "subreaper" },
                 { "timeout", 0, CLI_CALL_ARG, .to.data = &req->timeout_seconds,
-                  .call = parse_timeout },
-                { "verdict-file", 0, CLI_STRING, .to.string = &o->verdict_file },
+                  .call = parse_timeout, .arg = "SECONDS",
+                  .help = "kill the whole container after SECONDS of wall-clock time (may only "
+                          "lower the policy's timeout.max_seconds)" },
+                { "verdict-file", 0, CLI_STRING, .to.string = &o->verdict_file, .arg = "FILE",
+                  .help = "write how the container ended as JSON (verdict, exit_code, signal) "
+                          "to FILE (not with --detach)" },
                 { NULL },
         };
         int next;
@@ -108,8 +116,10 @@ static int parse_options(int argc, char **argv, struct run_options *o, struct cr
         create_options_table(req, create_options);
         const struct cli_command cmd = {
                 .name = "run",
-                .usage = "usage: sbrun run [--detach] [--keep] [--timeout SECONDS] "
-                         "[--verdict-file PATH] [create options] ID\n",
+                .usage =
+                        "usage: sbrun run [options] ID\n\n"
+                        "Create and start container ID. In the foreground, wait for it, exit with\n"
+                        "its status (128+N when killed by signal N) and delete it.\n",
                 .options = create_options,
                 .more = options,
         };

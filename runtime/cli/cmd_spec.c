@@ -21,18 +21,18 @@ struct spec_options {
 static int parse_options(int argc, char **argv, struct spec_options *opts, struct sb_error *err)
 {
         const struct cli_option options[] = {
-                { "bundle", 'b', CLI_STRING, .to.string = &opts->bundle },
-                { "rootless", 0, CLI_FLAG, .to.flag = &opts->rootless },
+                { "bundle", 'b', CLI_STRING, .to.string = &opts->bundle, .arg = "DIR",
+                  .help = "write DIR/config.json (default: the current directory); an existing "
+                          "one is refused" },
+                { "rootless", 0, CLI_FLAG, .to.flag = &opts->rootless,
+                  .help = "a config with a user namespace mapping root to the caller's uid and "
+                          "gid" },
                 { NULL },
         };
         const struct cli_command cmd = {
                 .name = "spec",
-                .usage =
-                        "usage: sbrun spec [--bundle DIR] [--rootless]\n\n"
-                        "Write a starter config.json into the bundle directory.\n\n"
-                        "  --bundle DIR, -b DIR  bundle directory (default: the current directory)\n"
-                        "  --rootless            a spec for a container in a user namespace that maps\n"
-                        "                        root to the caller's uid and gid\n",
+                .usage = "usage: sbrun spec [options]\n\n"
+                         "Write a starter config.json, which `sbrun run` runs as it is.\n",
                 .options = options,
         };
         int next, r = cli_parse(&cmd, argc, argv, &next, err);

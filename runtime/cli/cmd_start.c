@@ -10,7 +10,11 @@
 int cmd_start(const struct global_options *global, int argc, char **argv, struct sb_error *err)
 {
         const char *id = NULL;
-        int parsed = cli_parse_id_only("start", argc, argv, &id, err);
+        int parsed = cli_parse_id_only(
+                "start",
+                "Start the process of a created container (its startContainer and poststart\n"
+                "hooks run; a failing one stops the container).",
+                argc, argv, &id, err);
 
         if (parsed != 0)
                 return parsed < 0 ? 1 : 0;

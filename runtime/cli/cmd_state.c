@@ -18,7 +18,11 @@ int cmd_state(const struct global_options *global, int argc, char **argv, struct
         _cleanup_free_ char *json = NULL;
         struct oci_state *state;
         const char *id = NULL;
-        int parsed = cli_parse_id_only("state", argc, argv, &id, err);
+        int parsed = cli_parse_id_only(
+                "state",
+                "Print the container's state as JSON: ociVersion, id, pid, status, bundle,\n"
+                "rootfs, created, owner, annotations, and sbrun's own facts.",
+                argc, argv, &id, err);
 
         if (parsed != 0)
                 return parsed < 0 ? 1 : 0;

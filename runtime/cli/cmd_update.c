@@ -51,30 +51,43 @@ enum {
         OPT_MEM_BW,
 };
 
-/* runc's update flags besides --resources, with the value apply_flag takes. */
+/* runc's update flags besides --resources, with the value apply_flag
+ * takes, its placeholder and its line of --help. */
 static const struct {
         const char *name;
         int id;
+        const char *arg, *help;
 } update_flags[] = {
-        { "memory", OPT_MEMORY },
-        { "memory-reservation", OPT_MEMORY_RESERVATION },
-        { "memory-swap", OPT_MEMORY_SWAP },
-        { "kernel-memory", OPT_KERNEL_MEMORY },
-        { "kernel-memory-tcp", OPT_KERNEL_MEMORY_TCP },
-        { "cpu-share", OPT_CPU_SHARES },
-        { "cpu-shares", OPT_CPU_SHARES },
-        { "cpu-quota", OPT_CPU_QUOTA },
-        { "cpu-period", OPT_CPU_PERIOD },
-        { "cpu-burst", OPT_CPU_BURST },
-        { "cpu-idle", OPT_CPU_IDLE },
-        { "cpu-rt-period", OPT_CPU_RT_PERIOD },
-        { "cpu-rt-runtime", OPT_CPU_RT_RUNTIME },
-        { "cpuset-cpus", OPT_CPUSET_CPUS },
-        { "cpuset-mems", OPT_CPUSET_MEMS },
-        { "pids-limit", OPT_PIDS_LIMIT },
-        { "blkio-weight", OPT_BLKIO_WEIGHT },
-        { "l3-cache-schema", OPT_L3_CACHE },
-        { "mem-bw-schema", OPT_MEM_BW },
+        { "memory", OPT_MEMORY, "SIZE",
+          "memory limit (memory.max): 512, 64k, 64m, 1g, 1t, or -1 for none; clamped to the "
+          "profile's ceiling" },
+        { "memory-reservation", OPT_MEMORY_RESERVATION, "SIZE", "memory soft limit (memory.low)" },
+        { "memory-swap", OPT_MEMORY_SWAP, "SIZE",
+          "memory plus swap limit (memory.swap.max gets SIZE less the memory limit), at least "
+          "the memory limit" },
+        { "kernel-memory", OPT_KERNEL_MEMORY, "SIZE",
+          "accepted, ignored with a warning: kernel memory limits exist only in cgroup v1" },
+        { "kernel-memory-tcp", OPT_KERNEL_MEMORY_TCP, "SIZE",
+          "accepted, ignored with a warning: kernel TCP limits exist only in cgroup v1" },
+        { "cpu-share", OPT_CPU_SHARES, "N", "the same as --cpu-shares (runc's spelling too)" },
+        { "cpu-shares", OPT_CPU_SHARES, "N", "CPU shares, written as cpu.weight (1024 is 100)" },
+        { "cpu-quota", OPT_CPU_QUOTA, "N",
+          "CPU time in microseconds per period (cpu.max), -1 for none; clamped to the "
+          "profile's ceiling" },
+        { "cpu-period", OPT_CPU_PERIOD, "N", "the CPU period in microseconds (cpu.max)" },
+        { "cpu-burst", OPT_CPU_BURST, "N", "CPU burst in microseconds (cpu.max.burst)" },
+        { "cpu-idle", OPT_CPU_IDLE, "0|1", "1 makes the cgroup idle (cpu.idle)" },
+        { "cpu-rt-period", OPT_CPU_RT_PERIOD, "N",
+          "accepted, ignored with a warning: cgroup v2 has no realtime group scheduling" },
+        { "cpu-rt-runtime", OPT_CPU_RT_RUNTIME, "N",
+          "accepted, ignored with a warning: cgroup v2 has no realtime group scheduling" },
+        { "cpuset-cpus", OPT_CPUSET_CPUS, "LIST", "the CPUs allowed (cpuset.cpus): 0-3,6" },
+        { "cpuset-mems", OPT_CPUSET_MEMS, "LIST", "the memory nodes allowed (cpuset.mems)" },
+        { "pids-limit", OPT_PIDS_LIMIT, "N",
+          "the most processes (pids.max), -1 for none; clamped to the profile's ceiling" },
+        { "blkio-weight", OPT_BLKIO_WEIGHT, "N", "block I/O weight, 10 to 1000 (io.weight)" },
+        { "l3-cache-schema", OPT_L3_CACHE, "SCHEMA", "refused: sbrun does not support Intel RDT" },
+        { "mem-bw-schema", OPT_MEM_BW, "SCHEMA", "refused: sbrun does not support Intel RDT" },
 };
 #define N_UPDATE_FLAGS (sizeof(update_flags) / sizeof(update_flags[0]))
 
@@ -323,7 +336,9 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
         struct pending_flags pending = { .list = calloc((size_t)argc, sizeof(*pending.list)) };
         _cleanup_free_ void *pending_list = pending.list;
         struct cli_option options[N_UPDATE_FLAGS + 2] = {
-                { "resources", 'r', CLI_STRING, .to.string = &file },
+                { "resources", 'r', CLI_STRING, .to.string = &file, .arg = "FILE|-",
+                  .help = "a linux.resources JSON object from FILE, or - for stdin; the flags "
+                          "below win over it" },
         };
         int next, ret = 1;
 
@@ -336,13 +351,12 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
                 o->to.data = &pending;
                 o->call = defer_flag;
                 o->id = update_flags[i].id;
+                o->arg = update_flags[i].arg;
+                o->help = update_flags[i].help;
         }
         const struct cli_command cmd = {
                 .name = "update",
-                .usage = "usage: sbrun update [--resources FILE|-] [--memory SIZE] "
-                         "[--memory-reservation SIZE] [--memory-swap SIZE] [--cpu-shares N] "
-                         "[--cpu-quota N] [--cpu-period N] [--cpuset-cpus LIST] "
-                         "[--cpuset-mems LIST] [--pids-limit N] [--blkio-weight N] ID\n\n"
+                .usage = "usage: sbrun update [options] ID\n\n"
                          "Change a running container's cgroup limits, with runc's flags. The "
                          "pids,\nmemory and cpu limits are clamped to the ceilings of the "
                          "profile the\ncontainer was created under, as at create.\n",

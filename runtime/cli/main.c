@@ -5,6 +5,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/host/rootless.h"
 #include "runtime/sandbox/bwrap_binary.h"
@@ -21,7 +22,10 @@ struct command {
         const char *name;
         command_fn fn;
         const char *summary;
+        const char *const *subcommands; /* `help policy explain`; NULL: none */
 };
+
+static const char *const policy_subcommands[] = { "show", "explain", NULL };
 
 static const struct command commands[] = {
         { "create", cmd_create, "create a container" },
@@ -38,7 +42,8 @@ static const struct command commands[] = {
         { "pause", cmd_pause, "freeze all processes of a container" },
         { "resume", cmd_resume, "thaw a paused container" },
         { "update", cmd_update, "change a running container's resource limits" },
-        { "policy", cmd_policy, "show the policy floor, or explain it for a bundle" },
+        { "policy", cmd_policy, "show the policy floor, or explain it for a bundle",
+          policy_subcommands },
         { "events", cmd_events, "container stats and OOM events (from its cgroup)" },
         { "audit", cmd_audit, "read the audit trail: creates, execs, kills, deletes, verdicts" },
         { "check", cmd_check, "tell whether this host can run confined containers, and why not" },
@@ -69,28 +74,6 @@ static int check_rootless(const char *value, struct sb_error *err)
         return 0;
 }
 
-static void usage(FILE *out)
-{
-        fprintf(out,
-                "usage: sbrun [global options] COMMAND [options] [ID]\n\n"
-                "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n\n"
-                "Global options:\n"
-                "  --root DIR            state directory (default " SBRUN_STATEDIR "; rootless:\n"
-                "                        $XDG_RUNTIME_DIR/sbrun)\n"
-                "  --log FILE            append log lines to FILE\n"
-                "  --log-format FORMAT   text or json\n"
-                "  --debug               log debug messages\n"
-                "  --policy FILE         operator policy (default " SBRUN_CONFDIR "/policy.json)\n"
-                "  --systemd-cgroup      the cgroup is a systemd scope (also --cgroup-manager systemd)\n"
-                "  --cgroup-manager M    cgroupfs (default) or systemd\n"
-                "  --rootless MODE       auto (default), true or false: whether the caller is\n"
-                "                        rootless; sbrun finds out, a contradicting value fails\n"
-                "  --version, -v         print the version\n\n"
-                "Commands:\n");
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-                fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-}
-
 /* As runc and crun: what was built, and the two programs whose behaviour
  * sbrun's depends on, as this host has them now. */
 static void print_version(void)
@@ -119,87 +102,127 @@ static void print_version(void)
 #endif
 }
 
-enum {
-        OPT_ROOT = 256,
-        OPT_LOG,
-        OPT_LOG_FORMAT,
-        OPT_DEBUG,
-        OPT_SYSTEMD_CGROUP,
-        OPT_ROOTLESS,
-        OPT_CGROUP_MANAGER,
-        OPT_CRIU,
-        OPT_POLICY,
-};
-
-static int parse_global(int argc, char **argv, struct global_options *global, struct sb_error *err)
+static int set_log_format(const struct cli_option *opt, const char *value, struct sb_error *err)
 {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, OPT_ROOT },
-                { "log", required_argument, NULL, OPT_LOG },
-                { "log-format", required_argument, NULL, OPT_LOG_FORMAT },
-                { "debug", no_argument, NULL, OPT_DEBUG },
-                { "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
-                { "rootless", required_argument, NULL, OPT_ROOTLESS },
-                { "cgroup-manager", required_argument, NULL, OPT_CGROUP_MANAGER },
-                { "criu", required_argument, NULL, OPT_CRIU },
-                { "policy", required_argument, NULL, OPT_POLICY },
-                { "version", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { NULL, 0, NULL, 0 },
-        };
-        int c;
+        struct global_options *global = opt->to.data;
 
-        /* "+" stops at the command name: its own options are parsed later. */
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, "+vh", options, NULL)) != -1) {
-                switch (c) {
-                case OPT_ROOT:
-                        global->root = optarg;
-                        break;
-                case OPT_LOG:
-                        global->log_path = optarg;
-                        break;
-                case OPT_LOG_FORMAT:
-                        if (strcmp(optarg, "json") == 0)
-                                global->log_json = true;
-                        else if (strcmp(optarg, "text") == 0)
-                                global->log_json = false;
-                        else
-                                return sb_fail(err, 0, "--log-format: unknown format \"%s\"",
-                                               optarg);
-                        break;
-                case OPT_DEBUG:
-                        global->debug = true;
-                        break;
-                case OPT_SYSTEMD_CGROUP:
-                        global->systemd_cgroup = true;
-                        break;
-                case OPT_ROOTLESS:
-                        if (check_rootless(optarg, err) < 0)
-                                return -1;
-                        break;
-                case OPT_CGROUP_MANAGER:
-                        if (strcmp(optarg, "cgroupfs") != 0 && strcmp(optarg, "systemd") != 0)
-                                return sb_fail(err, 0, "--cgroup-manager: unknown manager \"%s\"",
-                                               optarg);
-                        global->systemd_cgroup = strcmp(optarg, "systemd") == 0;
-                        break;
-                case OPT_CRIU:
-                        break;
-                case OPT_POLICY:
-                        global->policy_path = optarg;
-                        break;
-                case 'v':
-                        print_version();
-                        exit(0);
-                case 'h':
-                        usage(stdout);
-                        exit(0);
-                default:
-                        return sb_fail(err, 0, "unknown global option \"%s\"", argv[optind - 1]);
-                }
+        if (strcmp(value, "json") != 0 && strcmp(value, "text") != 0)
+                return sb_fail(err, 0, "--log-format: unknown format \"%s\"", value);
+        global->log_json = strcmp(value, "json") == 0;
+        return 0;
+}
+
+static int set_rootless(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        return check_rootless(value, err);
+}
+
+static int set_cgroup_manager(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        struct global_options *global = opt->to.data;
+
+        if (strcmp(value, "cgroupfs") != 0 && strcmp(value, "systemd") != 0)
+                return sb_fail(err, 0, "--cgroup-manager: unknown manager \"%s\"", value);
+        global->systemd_cgroup = strcmp(value, "systemd") == 0;
+        return 0;
+}
+
+#define GLOBAL_USAGE                                                                        \
+        "usage: sbrun [global options] COMMAND [options] [ID]\n\n"                          \
+        "A hardened OCI runtime: bubblewrap, cgroup v2 and seccomp under a policy floor.\n" \
+        "`sbrun help COMMAND` or `sbrun COMMAND --help` describes a command and its\n"      \
+        "options.\n"
+
+/* runc's global options: one table for the parser and for --help
+ * (runtime/cli/cli_options.h). */
+static void global_table(struct global_options *global, bool *version, const char **criu,
+                         struct cli_option table[11])
+{
+        const struct cli_option options[11] = {
+                { "root", 0, CLI_STRING, .to.string = &global->root, .arg = "DIR",
+                  .help = "the state root (default " SBRUN_STATEDIR
+                          "; rootless: $XDG_RUNTIME_DIR/sbrun)" },
+                { "log", 0, CLI_STRING, .to.string = &global->log_path, .arg = "FILE",
+                  .help = "append log lines to FILE instead of standard error (never through a "
+                          "symlink or a second hard link)" },
+                { "log-format", 0, CLI_CALL_ARG, .to.data = global, .call = set_log_format,
+                  .arg = "text|json", .help = "the log's format (default text)" },
+                { "debug", 0, CLI_FLAG, .to.flag = &global->debug, .help = "log debug messages" },
+                { "policy", 0, CLI_STRING, .to.string = &global->policy_path, .arg = "FILE",
+                  .help = "the operator policy (default " SBRUN_CONFDIR "/policy.json)" },
+                { "systemd-cgroup", 0, CLI_FLAG, .to.flag = &global->systemd_cgroup,
+                  .help = "the container's cgroup is a transient systemd scope (as "
+                          "--cgroup-manager systemd)" },
+                { "cgroup-manager", 0, CLI_CALL_ARG, .to.data = global, .call = set_cgroup_manager,
+                  .arg = "MANAGER",
+                  .help = "cgroupfs (the default: sbrun makes the cgroup) or systemd (a "
+                          "transient scope)" },
+                { "rootless", 0, CLI_CALL_ARG, .call = set_rootless, .arg = "auto|true|false",
+                  .help = "whether the caller is rootless: sbrun finds out (auto, the "
+                          "default), and a value that contradicts it is refused" },
+                { "criu", 0, CLI_STRING, .to.string = criu, .arg = "PATH",
+                  .help = "accepted, ignored: checkpoint and restore are not implemented" },
+                { "version", 'v', CLI_FLAG, .to.flag = version,
+                  .help = "print the version, the commit, and the spec, libseccomp and "
+                          "bubblewrap versions" },
+                { NULL },
+        };
+
+        for (int i = 0; i < 11; i++)
+                table[i] = options[i];
+}
+
+static void print_commands(FILE *out)
+{
+        fprintf(out, "\nCommands:\n");
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+}
+
+static void usage(FILE *out, const struct cli_command *cmd)
+{
+        cli_print_help(out, cmd);
+        print_commands(out);
+}
+
+static const struct command *find_command(const char *name)
+{
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                if (strcmp(commands[i].name, name) == 0)
+                        return &commands[i];
+        return NULL;
+}
+
+/* `sbrun help COMMAND [SUBCOMMAND]` is `sbrun COMMAND [SUBCOMMAND] --help`,
+ * as runc's `help create`; `sbrun help` alone is `sbrun --help`. */
+static int help(const struct global_options *global, const struct cli_command *global_cmd, int argc,
+                char **argv, struct sb_error *err)
+{
+        const struct command *c;
+        char *args[4];
+        int n = 0;
+
+        if (argc < 2) {
+                usage(stdout, global_cmd);
+                return 0;
         }
-        return optind;
+        c = find_command(argv[1]);
+        if (c == NULL)
+                return sb_fail(err, 0, "help: unknown command \"%s\"", argv[1]), 1;
+        args[n++] = argv[1];
+        if (argc > 2) {
+                bool known = false;
+                for (size_t i = 0; c->subcommands != NULL && c->subcommands[i] != NULL; i++)
+                        known = known || strcmp(c->subcommands[i], argv[2]) == 0;
+                if (!known || argc > 3)
+                        return sb_fail(err, 0, "help: unexpected argument \"%s\"",
+                                       argv[known ? 3 : 2]),
+                               1;
+                args[n++] = argv[2];
+        }
+        args[n++] = "--help";
+        args[n] = NULL;
+        return c->fn(global, n, args, err);
 }
 
 int main(int argc, char **argv)
@@ -207,13 +230,30 @@ int main(int argc, char **argv)
         struct global_options global = { .root = NULL };
         _cleanup_free_ char *default_root = NULL;
         struct sb_error err = { 0 };
+        struct cli_option options[11];
+        const char *criu = NULL; /* runc's; there is no checkpoint to use it */
+        bool version = false;
         int first;
         int status;
 
-        first = parse_global(argc, argv, &global, &err);
-        if (first < 0) {
+        global_table(&global, &version, &criu, options);
+        const struct cli_command global_cmd = {
+                .name = "global options",
+                .usage = GLOBAL_USAGE,
+                .options = options,
+        };
+        status = cli_parse(&global_cmd, argc, argv, &first, &err);
+        if (status < 0) {
                 sb_log_error(&err);
                 return 1;
+        }
+        if (status == 1) {
+                print_commands(stdout);
+                return 0;
+        }
+        if (version) {
+                print_version();
+                return 0;
         }
         global.rootless = rootless_detect();
         global.in_userns = rootless_in_user_namespace();
@@ -233,7 +273,7 @@ int main(int argc, char **argv)
                 return 1;
         }
         if (first >= argc) {
-                usage(stderr);
+                usage(stderr, &global_cmd);
                 return 1;
         }
         const char *name = argv[first];
@@ -241,14 +281,10 @@ int main(int argc, char **argv)
                 print_version();
                 return 0;
         }
-        if (strcmp(name, "help") == 0) {
-                usage(stdout);
-                return 0;
-        }
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-                if (strcmp(commands[i].name, name) != 0)
-                        continue;
-                status = commands[i].fn(&global, argc - first, argv + first, &err);
+        const struct command *c = find_command(name);
+        if (c != NULL || strcmp(name, "help") == 0) {
+                status = c != NULL ? c->fn(&global, argc - first, argv + first, &err) :
+                                     help(&global, &global_cmd, argc - first, argv + first, &err);
                 if (err.msg != NULL) {
                         sb_log_error(&err);
                         if (status == 0)

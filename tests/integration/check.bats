@@ -160,5 +160,6 @@ optout_policy() {
         [[ $output == *'check: unexpected argument "extra"'* ]]
         run sbrun check --help
         [ "$status" -eq 0 ]
-        [[ $output == "usage: sbrun check [--format text|json]"* ]]
+        [[ $output == "usage: sbrun check [options]"* ]]
+        [[ $output == *"-f, --format text|json"* ]]
 }
