@@ -36,7 +36,7 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
         jw_object_end(w);
 }
 
-/* LSM, RDT, NUMA, network device and idmap support are fixed by sbrun's
+/* LSM, RDT, NUMA and network device support are fixed by sbrun's
  * design, not chosen per build, so struct oci_features carries no fields for
  * them: cgroup v2 only, through cgroupfs or systemd (the system manager, or
  * a rootless caller's own systemd --user: runtime/cgroup/systemd_scope.c),
@@ -44,9 +44,10 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
  * AppArmor profiles and SELinux labels where the host enables them
  * (spec/floor_lsm.h), as runc reports what it supports; no resctrl, no
  * memory policy, no network device moved in (spec/floor_spec_fields.c
- * refuses linux.intelRdt, linux.memoryPolicy and linux.netDevices); bwrap
- * cannot make idmapped mounts (docs/design.md, bwrap behaviours: "bwrap
- * cannot make sysfs, cgroup2, devpts or idmapped mounts"). */
+ * refuses linux.intelRdt, linux.memoryPolicy and linux.netDevices).
+ * Idmapped mounts depend on the host (oci_features.idmap_mounts): sbrun
+ * makes them as the host's root, never rootless; containerd reads
+ * mountExtensions.idmap.enabled, as runc reports it. */
 static void write_linux(struct json_writer *w, const struct oci_features *f)
 {
         static const char *const none[] = { NULL };
@@ -71,7 +72,7 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_strv(w, "flags", none);
         jw_object_end(w);
         jw_kv_object_begin(w, "mountExtensions");
-        write_enabled(w, "idmap", false);
+        write_enabled(w, "idmap", f->idmap_mounts);
         jw_object_end(w);
         write_enabled(w, "netDevices", false);
         jw_object_end(w);

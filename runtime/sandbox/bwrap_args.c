@@ -70,6 +70,7 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
         mounts->in_userns = ns->new_user || ns->join_fds[OCI_NS_USER] >= 0 || in->caller_in_userns;
         mounts->new_cgroupns = ns->unshare[OCI_NS_CGROUP];
         mounts->dry_run = in->dry_run;
+        mounts->caller_in_userns = in->caller_in_userns;
         /* bwrap labels its tmpfs, /dev and the files it creates with this,
          * as runc does with linux.mountLabel; set only where SELinux is
          * enabled (floor_lsm_decide), the init's mounts get it in plan_build. */

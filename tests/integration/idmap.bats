@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# Idmapped bind mounts: mounts[].uidMappings/gidMappings and the idmap and
+# ridmap options (runtime/sandbox/idmap_mount.h, the floor's rule in
+# spec/floor_spec_fields.c).
+
+load ../helpers
+
+teardown() {
+        # The host submount a test made under its source, before the
+        # leftover check of sb_teardown.
+        if [ -n "${HOST_SUBMOUNT:-}" ] && mountpoint -q "$HOST_SUBMOUNT"; then
+                umount "$HOST_SUBMOUNT"
+        fi
+        sb_teardown
+}
+
+# A bundle whose container has its own user namespace: container ids
+# 0..65535 are host ids 200000..265535.
+idmap_bundle() {
+        make_bundle
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                (.mounts |= map(select(.destination != "/sys/fs/cgroup")))'
+}
+
+# add_idmapped SOURCE DEST OPTION: a bind whose disk ids 201000..201999
+# are the container's 0..999 (its host ids 200000..200999).
+add_idmapped() {
+        edit_config '.mounts += [{"destination": $d, "type": "bind", "source": $s,
+                                  "options": ["rbind", "rw", $o],
+                                  "uidMappings": [{"containerID": 201000, "hostID": 200000, "size": 1000}],
+                                  "gidMappings": [{"containerID": 201000, "hostID": 200000, "size": 1000}]}]' \
+                --arg s "$1" --arg d "$2" --arg o "$3"
+}
+
+@test "features lists idmap and ridmap, and mountExtensions.idmap, as root on the host" {
+        run sbrun features
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '.mountOptions | index("idmap") != null and index("ridmap") != null' <<<"$output")" = true ]
+        [ "$(jq -r '.linux.mountExtensions.idmap.enabled' <<<"$output")" = true ]
+        # In a user namespace (rootless), the kernel makes no idmapped
+        # mount of a host file system: neither is listed.
+        run unshare --user --map-root-user "$SBRUN" features
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '.mountOptions | index("idmap") == null and index("ridmap") == null' <<<"$output")" = true ]
+        [ "$(jq -r '.linux.mountExtensions.idmap.enabled' <<<"$output")" = false ]
+}
+
+@test "an idmapped bind: files made inside get the mapped disk ids, host files show as mapped container ids" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        echo host >"$TEST_DIR/share/hostfile"
+        chown 201005:201006 "$TEST_DIR/share/hostfile"
+        chown 201000:201000 "$TEST_DIR/share"
+        set_cmd 'stat -c "%u:%g" /mnt/hostfile; touch /mnt/made; mkdir /mnt/dir && chown 7:8 /mnt/dir; grep " /mnt " /proc/self/mountinfo'
+        add_idmapped "$TEST_DIR/share" /mnt idmap
+        edit_config '.process.capabilities |= with_entries(.value += ["CAP_CHOWN"])'
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "${lines[0]}" = 5:6 ]
+        [ "$(stat -c %u:%g "$TEST_DIR/share/made")" = 201000:201000 ]
+        [ "$(stat -c %u:%g "$TEST_DIR/share/dir")" = 201007:201008 ]
+        # Still nosuid and nodev, as every bind.
+        [[ ${lines[1]} == *nosuid* && ${lines[1]} == *nodev* ]] || fail "${lines[1]}"
+        # The host's view is untouched.
+        [ "$(stat -c %u:%g "$TEST_DIR/share/hostfile")" = 201005:201006 ]
+}
+
+@test "an idmapped bind of a file, read-only" {
+        idmap_bundle
+        echo host >"$TEST_DIR/file"
+        chown 201003:201004 "$TEST_DIR/file"
+        set_cmd 'stat -c "%u:%g" /etc/idfile; echo x >>/etc/idfile 2>&1 || echo refused'
+        edit_config '.mounts += [{"destination": "/etc/idfile", "type": "bind", "source": $s,
+                                  "options": ["bind", "ro", "idmap"],
+                                  "uidMappings": [{"containerID": 201000, "hostID": 200000, "size": 1000}],
+                                  "gidMappings": [{"containerID": 201000, "hostID": 200000, "size": 1000}]}]' \
+                --arg s "$TEST_DIR/file"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [ "${lines[0]}" = 3:4 ]
+        [ "${lines[-1]}" = refused ]
+        [ "$(cat "$TEST_DIR/file")" = host ]
+}
+
+@test "ridmap idmaps a mount below the source, idmap does not" {
+        idmap_bundle
+        mkdir -p "$TEST_DIR/share/sub" "$TEST_DIR/other"
+        echo below >"$TEST_DIR/other/f"
+        chown 201003:201003 "$TEST_DIR/other/f"
+        mount --bind "$TEST_DIR/other" "$TEST_DIR/share/sub"
+        HOST_SUBMOUNT=$TEST_DIR/share/sub
+        set_cmd 'stat -c %u /mnt/sub/f'
+        add_idmapped "$TEST_DIR/share" /mnt ridmap
+
+        run sbrun run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "ridmap: status $status: $output"
+        [ "$output" = 3 ]
+
+        edit_config '.mounts[-1].options = ["rbind", "idmap"]'
+        run sbrun run -b "$BUNDLE" "$(new_id)"
+        [ "$status" -eq 0 ] || fail "idmap: status $status: $output"
+        # Not idmapped: disk id 201003 is the container's 1003 there.
+        [ "$output" = 1003 ]
+}
+
+@test "a file system the kernel cannot idmap is refused by name, leaving nothing" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        mount -t ramfs none "$TEST_DIR/share"
+        HOST_SUBMOUNT=$TEST_DIR/share
+        add_idmapped "$TEST_DIR/share" /mnt idmap
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        umount "$TEST_DIR/share"
+        assert_fails_cleanly "$ID" "the kernel cannot idmap a mount of this ramfs file system"
+}
