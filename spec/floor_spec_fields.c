@@ -265,6 +265,18 @@ static int mount_idmaps(const struct oci_config *config, struct floor_report *re
 
                 if (!option && m->n_uid_mappings == 0 && m->n_gid_mappings == 0)
                         continue;
+                snprintf(field, sizeof(field), "mounts[%zu].%s", i,
+                         m->n_uid_mappings ? "uidMappings" :
+                         m->n_gid_mappings ? "gidMappings" :
+                                             "options");
+                if (!oci_mount_is_bind(m)) {
+                        snprintf(value, sizeof(value), "a %.40s mount",
+                                 m->type ? m->type : "(no type)");
+                        if (floor_refuse(report, err, field, value,
+                                         NOT_SUPPORTED "only a bind mount can be idmapped") < 0)
+                                return -1;
+                        continue;
+                }
                 if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0)) {
                         const char *missing =
                                 m->n_uid_mappings == 0 ? "uidMappings" : "gidMappings";
@@ -276,7 +288,6 @@ static int mount_idmaps(const struct oci_config *config, struct floor_report *re
                         continue;
                 }
                 if (!own_user_namespace(l)) {
-                        snprintf(field, sizeof(field), "mounts[%zu].options", i);
                         snprintf(value, sizeof(value), "\"%s\" (%.40s)",
                                  recursive ? "ridmap" : "idmap",
                                  m->destination ? m->destination : "?");
@@ -303,13 +314,11 @@ static int mount_idmaps(const struct oci_config *config, struct floor_report *re
                         const char *whose = "";
                         /* As crun and runc 1.2: without its own, the container's. */
                         if (n == 0) {
-                                maps = k == 0 ? l->uid_mappings : l->gid_mappings;
-                                n = k == 0 ? l->n_uid_mappings : l->n_gid_mappings;
+                                maps = kinds[k].own;
+                                n = kinds[k].n_own;
                                 whose = "the container's own mapping, ";
-                                snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
-                        } else {
-                                snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
                         }
+                        snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
                         if (idmap_ranges(maps, n, kinds[k].own, kinds[k].n_own, field, whose,
                                          report, err) < 0)
                                 return -1;

@@ -118,3 +118,99 @@ add_idmapped() {
         umount "$TEST_DIR/share"
         assert_fails_cleanly "$ID" "the kernel cannot idmap a mount of this ramfs file system"
 }
+
+# --- the floor ----------------------------------------------------------------
+
+@test "an idmapped mount that would write a disk id the container's user namespace does not map is refused" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        # Disk id 0 (the host's root) for the container's root: a setuid
+        # file made there would be the host root's.
+        edit_config '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s,
+                                  "options": ["rbind", "idmap"],
+                                  "uidMappings": [{"containerID": 0, "hostID": 200000, "size": 1}],
+                                  "gidMappings": [{"containerID": 201000, "hostID": 200000, "size": 1}]}]' \
+                --arg s "$TEST_DIR/share"
+        local n
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].uidMappings: containerID 0 hostID 200000 size 1 refused (rule: standard: an idmapped mount writes to the disk only ids the container's own user namespace maps)"
+
+        # A range that runs past the container's ranges, by one id.
+        edit_config '.mounts[-1].uidMappings = [{"containerID": 265000, "hostID": 200000, "size": 537}]'
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].uidMappings: containerID 265000 hostID 200000 size 537 refused"
+        # policy explain says the same.
+        run sbrun policy explain -b "$BUNDLE"
+        [[ $output == *"mounts[$n].uidMappings"* ]] || fail "$output"
+}
+
+@test "idmap without mappings uses the container's own, which the floor refuses when it maps the disk's root" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        edit_config '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s,
+                                  "options": ["rbind", "idmap"]}]' --arg s "$TEST_DIR/share"
+        local n
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].uidMappings: the container's own mapping, containerID 0 hostID 200000 size 65536 refused (rule: standard: an idmapped mount writes"
+}
+
+@test "an idmapped mount needs a user namespace of the container's own, and both mappings" {
+        make_bundle
+        mkdir "$TEST_DIR/share"
+        add_idmapped "$TEST_DIR/share" /mnt idmap
+        local n
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].uidMappings: \"idmap\" (/mnt) refused (rule: standard: an idmapped mount needs a new user namespace"
+
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                (.mounts |= map(select(.destination != "/sys/fs/cgroup"))) |
+                del(.mounts[-1].gidMappings)'
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].gidMappings: (missing) refused"
+}
+
+@test "idmap on a mount that is no bind is refused by name" {
+        idmap_bundle
+        edit_config '.mounts += [{"destination": "/mnt", "type": "tmpfs", "source": "tmpfs",
+                                  "options": ["idmap"]}]'
+        local n
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "mounts[$n].options: a tmpfs mount refused (rule: not supported by sbrun: only a bind mount can be idmapped)"
+}
+
+@test "a create that fails after the idmapped tree was made leaves nothing behind" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        add_idmapped "$TEST_DIR/share" /mnt idmap
+        # Translated after the idmapped one: its tree exists when this fails.
+        edit_config '.mounts += [{"destination": "/other", "type": "bind", "source": $s,
+                                  "options": ["rbind", "size=1g"]}]' --arg s "$TEST_DIR/share"
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" '"size=1g" is not supported by sbrun on a bind mount'
+        # No process of sbrun's holds a mapping user namespace either.
+        [ -z "$(procs_rooted_in /dev/null "$ID")" ]
+}
+
+@test "a create that fails in sbrun-init after the tree was passed leaves nothing behind" {
+        idmap_bundle
+        mkdir "$TEST_DIR/share"
+        add_idmapped "$TEST_DIR/share" /mnt idmap
+        # sbrun-init attaches the tree, then looks the program up, and
+        # fails there.
+        edit_config '.process.args = ["/no/such/binary"]'
+
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        assert_fails_cleanly "$ID" "/no/such/binary"
+}
