@@ -403,7 +403,7 @@ static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
         _cleanup_free_ char *dest = NULL;
         char what[32], number[16];
 
-        if (table->caller_in_userns)
+        if (table->rootless)
                 return sb_fail(err, 0,
                                "mounts[%zu].options: an idmapped mount (\"%s\") is not supported "
                                "by sbrun run rootless: the kernel idmaps a host file system only "
@@ -450,7 +450,7 @@ static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
                 bind_attributes(o, &req.attr_set, &req.attr_clr);
                 int tree = idmap_mount_make(&req, err);
                 if (tree < 0)
-                        return sb_error_prefix(err, "source \"%s\"", m->source);
+                        return -1;
                 /* The tree takes the source's place: it is what init gets,
                  * and it is closed with the others on any failure. */
                 close(held->fds[i]);

@@ -47,10 +47,10 @@ struct mount_table {
         /* set by the caller: resolve every destination as create would,
          * creating nothing (ROOTFS_WOULD_CREATE; `policy explain`) */
         bool dry_run;
-        /* set by the caller: sbrun itself runs in a user namespace not the
-         * host's (rootless), where the kernel makes no idmapped mount of a
-         * host file system */
-        bool caller_in_userns;
+        /* set by the caller: sbrun itself runs rootless (as a user, or in
+         * a user namespace not the host's), where the kernel makes no
+         * idmapped mount of a host file system */
+        bool rootless;
         /* set by mounts_translate: the config's linux section (borrowed),
          * whose user namespace mappings an idmapped mount without its own
          * uses */
