@@ -146,10 +146,15 @@ int idmap_mount_make(const struct idmap_mount_request *req, struct sb_error *err
                              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
         if (tree < 0)
                 return sb_fail(err, errno, "%s: open_tree", req->what);
-        /* bwrap's binds are nosuid and nodev at every level; this one too. */
+        /* bwrap's binds are nosuid and nodev at every level; this one too.
+         * And a slave, as they are (docs/design.md, "bwrap makes every mount
+         * a slave of the host's"): a clone of a shared host mount is that
+         * mount's peer, and a mount made under it in the container would
+         * appear on the host. */
         struct sb_mount_attr attr = { .attr_set =
                                               req->attr_set | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                                      .attr_clr = req->attr_clr };
+                                      .attr_clr = req->attr_clr,
+                                      .propagation = MS_SLAVE };
         if (mount_setattr_fd(tree, AT_RECURSIVE, &attr) < 0)
                 return sb_fail(err, errno, "%s: mount_setattr", req->what);
 

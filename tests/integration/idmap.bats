@@ -131,6 +131,24 @@ add_idmapped() {
         [ "$output" = 1003 ]
 }
 
+# As bwrap's binds (docs/design.md, "bwrap makes every mount a slave of
+# the host's"): a clone of a shared host mount would be its peer, and what
+# the container mounts under it would appear on the host.
+@test "an idmapped bind of a shared host mount is its slave, not its peer" {
+        idmap_bundle
+        local share
+        share=$(share_dir share)
+        mount --bind "$share" "$share"
+        HOST_SUBMOUNT=$share
+        mount --make-shared "$share"
+        set_cmd 'grep " /mnt " /proc/self/mountinfo'
+        add_idmapped "$share" /mnt idmap
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *" master:"* && $output != *" shared:"* ]] || fail "$output"
+}
+
 @test "a file system the kernel cannot idmap is refused by name, leaving nothing" {
         idmap_bundle
         mkdir "$TEST_DIR/share"
