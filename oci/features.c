@@ -36,7 +36,7 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
         jw_object_end(w);
 }
 
-/* LSM, RDT, NUMA, network device and idmap support are fixed by sbrun's
+/* LSM, RDT, NUMA and network device support are fixed by sbrun's
  * design, not chosen per build, so struct oci_features carries no fields for
  * them: cgroup v2 only, through cgroupfs or systemd (the system manager, or
  * a rootless caller's own systemd --user: runtime/cgroup/systemd_scope.c),
@@ -46,9 +46,10 @@ static void write_seccomp(struct json_writer *w, const struct oci_features *f)
  * moved in (runtime/host/net_devices.c; which ones is the operator's
  * policy, spec/floor_net_devices.c), as runc 1.3 reports them; no
  * resctrl, no memory policy (spec/floor_spec_fields.c refuses
- * linux.intelRdt and linux.memoryPolicy); bwrap
- * cannot make idmapped mounts (docs/design.md, bwrap behaviours: "bwrap
- * cannot make sysfs, cgroup2, devpts or idmapped mounts"). */
+ * linux.intelRdt and linux.memoryPolicy). Idmapped mounts depend on the
+ * host (oci_features.idmap_mounts): sbrun makes them as the host's root,
+ * never rootless; containerd reads mountExtensions.idmap.enabled, as runc
+ * reports it. */
 static void write_linux(struct json_writer *w, const struct oci_features *f)
 {
         static const char *const none[] = { NULL };
@@ -73,7 +74,7 @@ static void write_linux(struct json_writer *w, const struct oci_features *f)
         jw_kv_strv(w, "flags", none);
         jw_object_end(w);
         jw_kv_object_begin(w, "mountExtensions");
-        write_enabled(w, "idmap", false);
+        write_enabled(w, "idmap", f->idmap_mounts);
         jw_object_end(w);
         write_enabled(w, "netDevices", true);
         jw_object_end(w);

@@ -26,6 +26,9 @@ struct oci_features {
         /* The systemd cgroup driver is built in: the system manager, and a
          * rootless caller's systemd --user (systemdUser). */
         bool cgroup_systemd;
+        /* Idmapped bind mounts can be made here (runtime/sandbox/idmap_mount.h):
+         * linux.mountExtensions.idmap.enabled. */
+        bool idmap_mounts;
 };
 
 /* Serialise as the features JSON, pretty-printed. */

@@ -160,34 +160,167 @@ int floor_process_fields(const struct oci_process *p, const char *prefix,
         return 0;
 }
 
-/* Each idmapped mount's first range names it; bwrap makes no idmapped
- * mount, and sbrun refuses the "idmap" option too
- * (runtime/sandbox/mount_translate.c). */
+/* Idmapped mounts (mounts[].uidMappings/gidMappings, the idmap and ridmap
+ * options), carried out by runtime/sandbox/idmap_mount.h. A mapping range
+ * "containerID hostID size" makes the file system's id containerID+k (what
+ * the host's disk holds) the id hostID+k (what the container's user
+ * namespace maps to its own ids): a file the container creates there as
+ * hostID+k is written to the host's disk as containerID+k. Without the
+ * mount, the container can only give the host's disk the ids its user
+ * namespace maps (linux.*Mappings' hostID ranges). The floor keeps it so:
+ * every id the mount writes to the disk (each range's containerID side)
+ * must be one of those. A mapping that writes the host's root, or another
+ * host user, would let the container leave a setuid file of theirs in a
+ * host directory. So the container needs a user namespace of its own whose
+ * mappings the config states (joined by path, they are not known here). */
+
+static bool is_idmap_option(const struct oci_mount *m, bool *recursive)
+{
+        bool found = false;
+
+        for (size_t k = 0; k < m->n_options; k++) {
+                if (strcmp(m->options[k], "ridmap") == 0)
+                        *recursive = found = true;
+                else if (strcmp(m->options[k], "idmap") == 0)
+                        found = true;
+        }
+        return found;
+}
+
+/* Is [first, first + size) inside the union of the ranges' hostID sides?
+ * Walked id by id over the ranges (at most five of each kind). */
+static bool within_host_ranges(uint64_t first, uint64_t size, const struct oci_idmap *maps,
+                               size_t n)
+{
+        uint64_t id = first, end = first + size;
+
+        while (id < end) {
+                bool advanced = false;
+                for (size_t r = 0; r < n; r++) {
+                        uint64_t lo = maps[r].host_id, hi = lo + maps[r].size;
+                        if (id >= lo && id < hi) {
+                                id = hi;
+                                advanced = true;
+                        }
+                }
+                if (!advanced)
+                        return false;
+        }
+        return true;
+}
+
+static const char *const idmap_rule =
+        "standard: an idmapped mount writes to the disk only ids the container's own user "
+        "namespace maps";
+
+static int idmap_ranges(const struct oci_idmap *maps, size_t n, const struct oci_idmap *own,
+                        size_t n_own, const char *field, const char *whose,
+                        struct floor_report *report, struct sb_error *err)
+{
+        char value[192];
+
+        if (n > 5) {
+                snprintf(value, sizeof(value), "%zu ranges", n);
+                return floor_refuse(report, err, field, value,
+                                    NOT_SUPPORTED "more than 5 ranges (the kernel's limit for "
+                                                  "a user namespace sbrun can write at once)");
+        }
+        for (size_t r = 0; r < n; r++) {
+                uint64_t first = maps[r].container_id, size = maps[r].size;
+                snprintf(value, sizeof(value),
+                         "%scontainerID %" PRIu32 " hostID %" PRIu32 " size %" PRIu32, whose,
+                         maps[r].container_id, maps[r].host_id, maps[r].size);
+                if (size == 0 || first + size > UINT32_MAX ||
+                    (uint64_t)maps[r].host_id + size > UINT32_MAX) {
+                        if (floor_refuse(report, err, field, value,
+                                         "a range must be non-empty and within 32 bits") < 0)
+                                return -1;
+                        continue;
+                }
+                if (!within_host_ranges(first, size, own, n_own) &&
+                    floor_refuse(report, err, field, value, idmap_rule) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
+static bool own_user_namespace(const struct oci_linux *l)
+{
+        for (size_t k = 0; l != NULL && k < l->n_namespaces; k++)
+                if (l->namespaces[k].type == OCI_NS_USER && l->namespaces[k].path == NULL)
+                        return l->n_uid_mappings > 0 && l->n_gid_mappings > 0;
+        return false;
+}
+
 static int mount_idmaps(const struct oci_config *config, struct floor_report *report,
                         struct sb_error *err)
 {
+        const struct oci_linux *l = config->linux_;
+
         for (size_t i = 0; i < config->n_mounts; i++) {
                 const struct oci_mount *m = &config->mounts[i];
+                bool recursive = false;
+                bool option = is_idmap_option(m, &recursive);
+                char field[64], value[160];
+
+                if (!option && m->n_uid_mappings == 0 && m->n_gid_mappings == 0)
+                        continue;
+                snprintf(field, sizeof(field), "mounts[%zu].%s", i,
+                         m->n_uid_mappings ? "uidMappings" :
+                         m->n_gid_mappings ? "gidMappings" :
+                                             "options");
+                if (!oci_mount_is_bind(m)) {
+                        snprintf(value, sizeof(value), "a %.40s mount",
+                                 m->type ? m->type : "(no type)");
+                        if (floor_refuse(report, err, field, value,
+                                         NOT_SUPPORTED "only a bind mount can be idmapped") < 0)
+                                return -1;
+                        continue;
+                }
+                if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0)) {
+                        const char *missing =
+                                m->n_uid_mappings == 0 ? "uidMappings" : "gidMappings";
+                        snprintf(field, sizeof(field), "mounts[%zu].%s", i, missing);
+                        if (floor_refuse(report, err, field, "(missing)",
+                                         "an idmapped mount needs both uidMappings and "
+                                         "gidMappings, or neither (the container's own)") < 0)
+                                return -1;
+                        continue;
+                }
+                if (!own_user_namespace(l)) {
+                        snprintf(value, sizeof(value), "\"%s\" (%.40s)",
+                                 recursive ? "ridmap" : "idmap",
+                                 m->destination ? m->destination : "?");
+                        if (floor_refuse(report, err, field, value,
+                                         "standard: an idmapped mount needs a new user namespace "
+                                         "with linux.uidMappings and linux.gidMappings, to judge "
+                                         "its ids against") < 0)
+                                return -1;
+                        continue;
+                }
                 const struct {
                         const char *key;
-                        const struct oci_idmap *maps;
-                        size_t n;
+                        const struct oci_idmap *maps, *own;
+                        size_t n, n_own;
                 } kinds[] = {
-                        { "uidMappings", m->uid_mappings, m->n_uid_mappings },
-                        { "gidMappings", m->gid_mappings, m->n_gid_mappings },
+                        { "uidMappings", m->uid_mappings, l->uid_mappings, m->n_uid_mappings,
+                          l->n_uid_mappings },
+                        { "gidMappings", m->gid_mappings, l->gid_mappings, m->n_gid_mappings,
+                          l->n_gid_mappings },
                 };
                 for (size_t k = 0; k < 2; k++) {
-                        char field[64], value[128];
-                        /* An empty list asks for nothing. */
-                        if (kinds[k].n == 0)
-                                continue;
+                        const struct oci_idmap *maps = kinds[k].maps;
+                        size_t n = kinds[k].n;
+                        const char *whose = "";
+                        /* As crun and runc 1.2: without its own, the container's. */
+                        if (n == 0) {
+                                maps = kinds[k].own;
+                                n = kinds[k].n_own;
+                                whose = "the container's own mapping, ";
+                        }
                         snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
-                        snprintf(value, sizeof(value),
-                                 "containerID %" PRIu32 " hostID %" PRIu32 " size %" PRIu32,
-                                 kinds[k].maps[0].container_id, kinds[k].maps[0].host_id,
-                                 kinds[k].maps[0].size);
-                        if (floor_refuse(report, err, field, value,
-                                         NOT_SUPPORTED "bwrap cannot make idmapped mounts") < 0)
+                        if (idmap_ranges(maps, n, kinds[k].own, kinds[k].n_own, field, whose,
+                                         report, err) < 0)
                                 return -1;
                 }
         }

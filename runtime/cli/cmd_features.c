@@ -9,12 +9,14 @@
 #include "oci/features.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
+#include "runtime/sandbox/idmap_mount.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,7 +32,8 @@ static const char *const hooks[] = {
  * nor "dev" (every mount but devpts and device-node binds is nodev); "sync",
  * "dirsync" and "mand" are refused on the mounts bwrap makes. The recursive
  * ones are sbrun-init's mount_setattr (rrw and the other loosening ones are
- * refused). */
+ * refused). idmap and ridmap are added where sbrun can make idmapped
+ * mounts (with_idmap). */
 static const char *const mount_options[] = {
         "bind",         "defaults",    "exec",        "noatime", "nodev",   "nodiratime",
         "noexec",       "nosuid",      "nosymfollow", "private", "rbind",   "relatime",
@@ -39,6 +42,22 @@ static const char *const mount_options[] = {
         "rstrictatime", "runbindable", "rw",          "shared",  "slave",   "strictatime",
         "symfollow",    "tmpcopyup",   "unbindable",  NULL,
 };
+
+/* mount_options with idmap and ridmap in their sorted places. */
+static void with_idmap(const char **out, size_t cap)
+{
+        static const char *const extra[] = { "idmap", "ridmap" };
+        size_t n = 0, e = 0;
+
+        for (size_t i = 0; mount_options[i] != NULL && n + 1 < cap; i++) {
+                while (e < 2 && strcmp(extra[e], mount_options[i]) < 0 && n + 1 < cap)
+                        out[n++] = extra[e++];
+                out[n++] = mount_options[i];
+        }
+        while (e < 2 && n + 1 < cap)
+                out[n++] = extra[e++];
+        out[n] = NULL;
+}
 
 /* Annotations of config.json that change what sbrun does: a stricter
  * profile (run.sbrun.policy), a wall-clock limit (run.sbrun.timeout). A
@@ -163,6 +182,10 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
         fill_seccomp_flags(known_flags, supported_flags);
         fill_capabilities(capabilities);
         fill_namespaces(namespaces);
+        bool idmap = idmap_mount_supported();
+        const char *options_idmap[sizeof(mount_options) / sizeof(mount_options[0]) + 2];
+        if (idmap)
+                with_idmap(options_idmap, sizeof(options_idmap) / sizeof(options_idmap[0]));
         snprintf(libseccomp_version, sizeof(libseccomp_version), "%u.%u.%u", v->major, v->minor,
                  v->micro);
         const char *annotations[] = {
@@ -181,7 +204,7 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                 .oci_version_min = "1.0.0",
                 .oci_version_max = SBRUN_OCI_VERSION,
                 .hooks = hooks,
-                .mount_options = mount_options,
+                .mount_options = idmap ? options_idmap : mount_options,
                 .namespaces = namespaces,
                 .capabilities = capabilities,
                 .seccomp_actions = seccomp_actions,
@@ -192,6 +215,7 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                 .annotation_keys = annotations,
                 .unsafe_annotations = unsafe_annotations,
                 .cgroup_systemd = true,
+                .idmap_mounts = idmap,
         };
         _cleanup_free_ char *json = oci_features_to_json(&features, err);
 

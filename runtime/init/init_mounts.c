@@ -155,6 +155,44 @@ static int set_attributes(int fd, uint64_t flags, const char *what, struct sb_er
         return 0;
 }
 
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+
+/* An fd number sbrun passed in the plan's source (tmpcopyup, idmapped
+ * trees), or -1. */
+static int plan_fd(const char *source_fd)
+{
+        char *end = NULL;
+        long n = source_fd ? strtol(source_fd, &end, 10) : -1;
+
+        if (source_fd == NULL || end == source_fd || *end != '\0' || n <= STDERR_FILENO ||
+            n > INT_MAX)
+                return -1;
+        return (int)n;
+}
+
+/* The idmapped tree sbrun made on the host: attached here, on the
+ * resolved destination, then closed, so that the container never holds
+ * it. A detached tree has no path a bind mount could take. */
+static int move_tree(int dst, const char *source_fd, const char *what, struct sb_error *err)
+{
+        if (plan_fd(source_fd) < 0)
+                return sb_fail(err, EINVAL, "%s: tree fd \"%s\"", what,
+                               source_fd ? source_fd : "(null)");
+        _cleanup_close_ int tree = plan_fd(source_fd);
+        if (syscall(SYS_move_mount, tree, "", dst, "",
+                    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                return sb_fail(err, errno, "%s", what);
+        return 0;
+}
+
 /* The superblock, not the bind: the size holds for every view of it. */
 static int resize(int fd, const char *data, const char *what, struct sb_error *err)
 {
@@ -261,6 +299,9 @@ static void describe(const struct init_mount *m, char *buf, size_t size)
                 snprintf(buf, size, "set the attributes of %s and every mount below it",
                          m->destination);
                 break;
+        case INIT_MOUNT_MOVE:
+                snprintf(buf, size, "attach the idmapped mount at %s", m->destination);
+                break;
         default:
                 snprintf(buf, size, "mount kind %u on %s", m->kind, m->destination);
         }
@@ -335,6 +376,8 @@ static int apply_one(const struct init_mount *m, struct sb_error *err)
                 return 0;
         case INIT_MOUNT_SETATTR:
                 return set_attributes(fd, m->flags, what, err);
+        case INIT_MOUNT_MOVE:
+                return move_tree(fd, m->source, what, err);
         default:
                 return sb_fail(err, EINVAL, "%s", what);
         }

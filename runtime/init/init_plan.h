@@ -23,6 +23,9 @@ enum init_mount_kind {
         INIT_MOUNT_PROPAGATE, /* set the propagation `flags` (MS_SHARED…, MS_REC) */
         INIT_MOUNT_SETATTR,   /* mount_setattr(AT_RECURSIVE): MOUNT_ATTR_* to set in the low 32
                                * bits of `flags`, to clear in the high 32 (rro, rnosuid…) */
+        INIT_MOUNT_MOVE,      /* move_mount the detached tree whose fd number is `source`
+                               * (decimal) onto destination: an idmapped bind that sbrun made
+                               * on the host (runtime/sandbox/idmap_mount.h) */
 };
 
 /* Each entry's destination is an absolute path inside the container; init

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* runc creates a missing cwd and refuses one that is not a directory. */
 static int resolve_cwd(const struct bwrap_inputs *in, const struct mount_table *mounts, char **cwd,
@@ -70,6 +71,7 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
         mounts->in_userns = ns->new_user || ns->join_fds[OCI_NS_USER] >= 0 || in->caller_in_userns;
         mounts->new_cgroupns = ns->unshare[OCI_NS_CGROUP];
         mounts->dry_run = in->dry_run;
+        mounts->rootless = in->caller_in_userns || geteuid() != 0;
         /* bwrap labels its tmpfs, /dev and the files it creates with this,
          * as runc does with linux.mountLabel; set only where SELinux is
          * enabled (floor_lsm_decide), the init's mounts get it in plan_build. */

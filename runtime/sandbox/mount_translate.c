@@ -7,6 +7,7 @@
 #include "common/strv.h"
 #include "oci/config.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/idmap_mount.h"
 #include "runtime/sandbox/rootfs_path.h"
 #include "spec/floor.h"
 
@@ -210,8 +211,11 @@ int mount_options_parse(const struct oci_mount *m, size_t index, struct mount_op
                         strv_add(&o->data, opt);
                 } else if (strcmp(opt, "tmpcopyup") == 0) {
                         o->copyup = true;
-                } else if (strcmp(opt, "idmap") == 0 || strcmp(opt, "ridmap") == 0 ||
-                           strcmp(opt, "recursive") == 0) {
+                } else if (strcmp(opt, "idmap") == 0) {
+                        o->idmap = true;
+                } else if (strcmp(opt, "ridmap") == 0) {
+                        o->idmap = o->ridmap = true;
+                } else if (strcmp(opt, "recursive") == 0) {
                         return sb_fail(err, 0,
                                        "mounts[%zu].options: \"%s\" is not supported by sbrun",
                                        index, opt);
@@ -346,6 +350,123 @@ static bool is_type(const struct oci_mount *m, const char *type)
 /* held: the source opened by bind_sources (what the floor checked), bound
  * through its fd; NULL for a bind sbrun makes up itself (the host's /sys
  * in a user namespace), bound by path. */
+/* MS_* flags of a bind as MOUNT_ATTR_*: an idmapped bind is sbrun's own
+ * tree, set with mount_setattr on every mount in it, as bwrap's --ro-bind
+ * makes every mount below read-only. */
+static void bind_attributes(const struct mount_options *o, uint64_t *set, uint64_t *clr)
+{
+        static const struct {
+                unsigned long ms;
+                uint64_t attr;
+                bool atime;
+        } map[] = {
+                { MS_RDONLY, MOUNT_ATTR_RDONLY, false },
+                { MS_NOEXEC, MOUNT_ATTR_NOEXEC, false },
+                { MS_NOSYMFOLLOW, MOUNT_ATTR_NOSYMFOLLOW, false },
+                { MS_NODIRATIME, MOUNT_ATTR_NODIRATIME, false },
+                { MS_NOATIME, MOUNT_ATTR_NOATIME, true },
+                { MS_RELATIME, MOUNT_ATTR_RELATIME, true },
+                { MS_STRICTATIME, MOUNT_ATTR_STRICTATIME, true },
+        };
+
+        *set = 0;
+        *clr = 0;
+        for (size_t k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+                if (!(o->set & map[k].ms))
+                        continue;
+                if (map[k].atime) {
+                        *set &= ~(uint64_t)MOUNT_ATTR__ATIME;
+                        *clr |= MOUNT_ATTR__ATIME;
+                }
+                *set |= map[k].attr;
+        }
+        /* The recursive options (rro, rnoatime...) come after, as they would
+         * be set by sbrun-init after bwrap's bind. */
+        if (o->attr_clr & MOUNT_ATTR__ATIME)
+                *set &= ~(uint64_t)MOUNT_ATTR__ATIME;
+        *set |= o->attr_set;
+        *clr |= o->attr_clr;
+}
+
+/* An idmapped bind (idmap_mount.h): sbrun makes the tree now, on the host,
+ * from the source the floor judged; sbrun-init attaches it once bwrap is
+ * done, so it is a mount of the init's, and a later mount under it is
+ * refused as under any of those. The floor has judged the mapping
+ * (spec/floor_spec_fields.c); what is checked here is what only the host
+ * can say. */
+static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
+                           const struct mount_options *o, struct bind_sources *held, int first_fd,
+                           struct init_mount_list *init, struct mount_table *table,
+                           struct sb_error *err)
+{
+        const struct oci_linux *l = table->linux_;
+        _cleanup_free_ char *dest = NULL;
+        char what[32], number[16];
+
+        if (table->rootless)
+                return sb_fail(err, 0,
+                               "mounts[%zu].options: an idmapped mount (\"%s\") is not supported "
+                               "by sbrun run rootless: the kernel idmaps a host file system only "
+                               "for the host's root",
+                               i, o->ridmap ? "ridmap" : "idmap");
+        if (held == NULL || i >= held->n || held->fds[i] < 0)
+                return sb_fail(err, 0,
+                               "mounts[%zu].source: an idmapped mount needs its source held", i);
+        const struct stat *st = &held->stats[i];
+        if (!S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+                return sb_fail(err, 0,
+                               "mounts[%zu].source: \"%s\": an idmapped mount of anything but a "
+                               "directory or a regular file is not supported by sbrun",
+                               i, m->source);
+        const struct oci_idmap *uids = m->uid_mappings, *gids = m->gid_mappings;
+        size_t n_uids = m->n_uid_mappings, n_gids = m->n_gid_mappings;
+        if (n_uids == 0 && n_gids == 0 && l != NULL) {
+                /* As crun and runc 1.2 do: the container's own mapping. */
+                uids = l->uid_mappings;
+                gids = l->gid_mappings;
+                n_uids = l->n_uid_mappings;
+                n_gids = l->n_gid_mappings;
+        }
+        if (n_uids == 0 || n_gids == 0)
+                return sb_fail(err, 0,
+                               "mounts[%zu]: an idmapped mount needs uidMappings and gidMappings, "
+                               "its own or linux's",
+                               i);
+        if (resolve_destination(table, rootfs_fd, m->destination,
+                                S_ISDIR(st->st_mode) ? ROOTFS_CREATE_DIR : ROOTFS_CREATE_FILE,
+                                &dest, err) < 0)
+                return sb_error_prefix(err, "mounts[%zu].destination: \"%s\"", i, m->destination);
+        if (!table->dry_run) {
+                struct idmap_mount_request req = {
+                        .source_fd = held->fds[i],
+                        .uids = uids,
+                        .gids = gids,
+                        .n_uids = n_uids,
+                        .n_gids = n_gids,
+                        .recursive = o->ridmap,
+                        .what = what,
+                };
+                snprintf(what, sizeof(what), "mounts[%zu]", i);
+                bind_attributes(o, &req.attr_set, &req.attr_clr);
+                int tree = idmap_mount_make(&req, err);
+                if (tree < 0)
+                        return -1;
+                /* The tree takes the source's place: it is what init gets,
+                 * and it is closed with the others on any failure. */
+                close(held->fds[i]);
+                held->fds[i] = tree;
+                snprintf(number, sizeof(number), "%d", bind_sources_pass(held, i, first_fd));
+                if (init_mount_list_add(init, INIT_MOUNT_MOVE, number, dest, NULL, 0, NULL, false) <
+                    0)
+                        return sb_fail(err, ENOMEM, "mounts[%zu]", i);
+        }
+        if (add_propagation(init, dest, o, i, err) < 0)
+                return -1;
+        return table_add(table, dest, MOUNTED_INIT, held->paths[i], -1) < 0 ?
+                       sb_fail(err, ENOMEM, "mounts") :
+                       0;
+}
+
 static int translate_bind(const struct oci_mount *m, size_t i, const char *bundle, int rootfs_fd,
                           const struct mount_options *o, struct bind_sources *held, int first_fd,
                           struct strv *bwrap, struct init_mount_list *init,
@@ -358,6 +479,8 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
 
         if (m->source == NULL) /* the sysfs/cgroup binds in a user namespace have one */
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
+        if (o->idmap || m->n_uid_mappings > 0 || m->n_gid_mappings > 0)
+                return translate_idmap(m, i, rootfs_fd, o, held, first_fd, init, table, err);
         if (held != NULL && i < held->n && held->fds[i] >= 0) {
                 source = strdup(held->paths[i]);
                 st = held->stats[i];
@@ -643,6 +766,11 @@ static int check_one(const struct oci_mount *m, size_t i, struct mount_options *
                                m->destination);
         if (mount_options_parse(m, i, o, err) < 0)
                 return -1;
+        if ((o->idmap || m->n_uid_mappings > 0 || m->n_gid_mappings > 0) && !bind)
+                return sb_fail(err, 0,
+                               "mounts[%zu]: an idmapped %s mount is not supported by sbrun "
+                               "(only a bind can be idmapped)",
+                               i, m->type ? m->type : "(no type)");
         if (o->copyup && (bind || !is_type(m, "tmpfs")))
                 return sb_fail(err, 0, "mounts[%zu].options: tmpcopyup needs a tmpfs, not %s", i,
                                bind ? "a bind mount" : m->type);
@@ -792,6 +920,7 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                 if (table_add(table, "/dev", MOUNTED_FRESH, NULL, -1) < 0)
                         return sb_fail(err, ENOMEM, "mounts");
         }
+        table->linux_ = config->linux_;
         for (size_t i = 0; i < config->n_mounts; i++) {
                 bool later_under;
                 if (later_mount_under(config, i, &later_under, err) < 0 ||

@@ -13,6 +13,7 @@
 struct sb_error;
 struct bind_sources;
 struct oci_config;
+struct oci_linux;
 struct oci_mount;
 
 enum mounted_kind {
@@ -46,6 +47,14 @@ struct mount_table {
         /* set by the caller: resolve every destination as create would,
          * creating nothing (ROOTFS_WOULD_CREATE; `policy explain`) */
         bool dry_run;
+        /* set by the caller: sbrun itself runs rootless (as a user, or in
+         * a user namespace not the host's), where the kernel makes no
+         * idmapped mount of a host file system */
+        bool rootless;
+        /* set by mounts_translate: the config's linux section (borrowed),
+         * whose user namespace mappings an idmapped mount without its own
+         * uses */
+        const struct oci_linux *linux_;
 };
 
 /* A mount's options: MS_* flags, bind recursion, tmpfs mode= and size=,
@@ -60,6 +69,8 @@ struct mount_options {
         unsigned long long size;
         unsigned long long inodes;   /* nr_inodes= */
         uint64_t attr_set, attr_clr; /* rro, rnosuid, ...: MOUNT_ATTR_*, recursively */
+        bool idmap;                  /* idmap or ridmap: an idmapped bind (idmap_mount.h) */
+        bool ridmap;                 /* ridmap: the mounts below it are idmapped too */
         struct strv data; /* filesystem options passed through (newinstance, gid=5, …) */
 };
 

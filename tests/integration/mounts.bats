@@ -538,7 +538,9 @@ mountinfo_fields() {
                 for kind in tmpfs bind; do
                         case $kind:$opt in
                         tmpfs:bind | tmpfs:rbind | bind:tmpcopyup) continue ;;
+                        tmpfs:idmap | tmpfs:ridmap) continue ;; # binds only
                         esac
+                        cp "$BUNDLE/config.json" "$TEST_DIR/config.saved"
                         if [ $kind = tmpfs ]; then
                                 edit_config '.mounts += [{"destination": "/x", "type": "tmpfs", "source": "tmpfs", "options": [$o]}]' --arg o "$opt"
                                 [ "$opt" = tmpcopyup ] && edit_config '.mounts[-1].destination = "/etc"'
@@ -546,6 +548,15 @@ mountinfo_fields() {
                                 edit_config '.mounts += [{"destination": "/x", "type": "bind", "source": $s, "options": ["rbind", $o]}]' \
                                         --arg s "$TEST_DIR/src" --arg o "$opt"
                         fi
+                        # The floor's idmapped mount: in a user namespace of
+                        # the container's own, writing only its ids (idmap.bats).
+                        [[ $opt == *idmap ]] && edit_config '.linux.namespaces += [{"type": "user"}] |
+                                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                                .linux.gidMappings = .linux.uidMappings |
+                                (.mounts |= map(select(.destination != "/sys/fs/cgroup"))) |
+                                .mounts[-1].uidMappings = [{"containerID": 200000, "hostID": 200000, "size": 65536}] |
+                                .mounts[-1].gidMappings = .mounts[-1].uidMappings'
+
                         run sbrun run -b "$BUNDLE" "$(new_id)"
                         [ "$status" -eq 0 ] || fail "$kind with \"$opt\": status $status: $output"
                         local dest=/x
@@ -573,10 +584,11 @@ mountinfo_fields() {
                         unbindable | runbindable) [[ $line == *unbindable* ]] ;;
                         tmpcopyup) [[ $output == *"root:x:0:0"* ]] ;;
                         bind | rbind) [[ $output == *from-host* ]] ;;
+                        idmap | ridmap) [[ ,${line%% *}, == *,idmapped,* && $output == *from-host* ]] ;;
                         defaults) true ;;
                         *) false ;;
                         esac || fail "$kind with \"$opt\" is not carried out: $line"
-                        edit_config 'del(.mounts[-1])'
+                        cp "$TEST_DIR/config.saved" "$BUNDLE/config.json"
                 done
         done
 }

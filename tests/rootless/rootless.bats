@@ -179,6 +179,33 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         assert_no_leftovers "$ID"
 }
 
+# The kernel idmaps a host file system only for the host's root: a user's
+# sbrun lists neither option and refuses an idmapped mount by name, even
+# one the floor allows (the user's own id, mapped to itself).
+@test "rootless: idmapped mounts are refused by name, and features lists neither" {
+        run sbrun features
+        [ "$status" -eq 0 ]
+        [ "$(jq -r '.mountOptions | index("idmap") == null and index("ridmap") == null' <<<"$output")" = true ] ||
+                fail "$output"
+        [ "$(jq -r '.linux.mountExtensions.idmap.enabled' <<<"$output")" = false ]
+
+        make_bundle
+        mkdir "$TEST_DIR/share"
+        chown "$RL_USER:" "$TEST_DIR/share"
+        edit_config '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s,
+                                  "options": ["rbind", "idmap"],
+                                  "uidMappings": [{"containerID": ($u | tonumber), "hostID": ($u | tonumber), "size": 1}],
+                                  "gidMappings": [.linux.gidMappings[0] | {containerID: .hostID, hostID: .hostID, size: 1}]}]' \
+                --arg s "$TEST_DIR/share" --arg u "$RL_UID"
+        local n
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+        run detached sbrun create -b "$BUNDLE" "$ID"
+        [ "$status" -ne 0 ]
+        [[ $output == *"mounts[$n].options: an idmapped mount (\"idmap\") is not supported by sbrun run rootless"* ]] ||
+                fail "$output"
+        assert_no_leftovers "$ID"
+}
+
 @test "rootless: a user cannot lower the floor with a policy of its own" {
         make_bundle
         # The user's own opt-out, a copy of the suite's, in its home.

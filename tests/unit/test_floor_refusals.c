@@ -124,8 +124,8 @@ static const struct refusal refusals[] = {
                ",'mounts':[{'destination':'/m','type':'tmpfs','gidMappings':"
                "[{'containerID':0,'hostID':1000,'size':10}]}]",
                ""),
-          "mounts[0].gidMappings: containerID 0 hostID 1000 size 10 refused (rule: not supported "
-          "by sbrun: bwrap cannot make idmapped mounts)" },
+          "mounts[0].gidMappings: a tmpfs mount refused (rule: not supported by sbrun: only a "
+          "bind mount can be idmapped)" },
         { SPEC("", "", ",'intelRdt':{'l3CacheSchema':'L3:0=f'}"),
           "linux.intelRdt: (set) refused (rule: not supported by sbrun: no resctrl (Intel RDT) "
           "group is made)" },

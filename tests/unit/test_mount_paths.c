@@ -135,6 +135,15 @@ static void test_mount_bind_and_propagation(void **state)
         assert_int_equal(parse((char *[]){ "rslave", "runbindable", NULL }, &o, NULL), 0);
         assert_int_equal(o.propagation, MS_UNBINDABLE | MS_REC); /* the last one wins */
         strv_release(&o.data);
+        /* idmap and ridmap are no file system data; ridmap is idmap too. */
+        assert_int_equal(parse((char *[]){ "rbind", "idmap", NULL }, &o, NULL), 0);
+        assert_true(o.idmap);
+        assert_false(o.ridmap);
+        assert_int_equal(o.data.n, 0);
+        strv_release(&o.data);
+        assert_int_equal(parse((char *[]){ "ridmap", NULL }, &o, NULL), 0);
+        assert_true(o.idmap && o.ridmap);
+        strv_release(&o.data);
         assert_int_equal(mount_propagation_flags("rshared"), MS_SHARED | MS_REC);
         assert_int_equal(mount_propagation_flags("nonsense"), 0);
 }
@@ -205,10 +214,6 @@ static void test_mount_option_errors(void **state)
                             "mounts[3].options: invalid \"size= 5\"");
         expect_option_error((char *[]){ "ro", "recursive", NULL },
                             "mounts[3].options: \"recursive\" is not supported by sbrun");
-        expect_option_error((char *[]){ "idmap", NULL },
-                            "mounts[3].options: \"idmap\" is not supported by sbrun");
-        expect_option_error((char *[]){ "rbind", "ridmap", NULL },
-                            "mounts[3].options: \"ridmap\" is not supported by sbrun");
 }
 
 static void expect_clean(const char *path, const char *want)
