@@ -66,6 +66,7 @@ int floor_select(const struct operator_policy *policy, const struct oci_config *
         ctx->net_devices = policy->net_devices;
         ctx->state_root = state_root;
         ctx->volumes = floor_volume_rule(policy, chosen, chosen == base);
+        ctx->idmap_engine_ids = policy->volumes_idmap_engine && chosen->id != POLICY_STRICT;
         return 0;
 }
 

@@ -74,6 +74,9 @@ struct floor_context {
         const char *state_root;         /* global --root, never bind-mountable */
         const char *audit_dir;          /* the audit trail's directory, or NULL */
         enum floor_volume_rule volumes; /* what a writable volume must be */
+        /* floor.volumes.idmap "engine" under a profile that is not strict:
+         * an idmapped mount may write any disk ids (spec/floor_spec_fields.c). */
+        bool idmap_engine_ids;
         /* Per mount: the canonical path of the bind source the runtime holds
          * open and will bind (runtime/sandbox/bind_sources.h), NULL for the others.
          * A bind without one is an error: the floor never judges a path. */

@@ -172,7 +172,11 @@ int floor_process_fields(const struct oci_process *p, const char *prefix,
  * must be one of those. A mapping that writes the host's root, or another
  * host user, would let the container leave a setuid file of theirs in a
  * host directory. So the container needs a user namespace of its own whose
- * mappings the config states (joined by path, they are not known here). */
+ * mappings the config states (joined by path, they are not known here).
+ * An operator whose engines are trusted with that (podman's :idmap maps the
+ * disk's root to the container's, as crun carries it out) sets
+ * floor.volumes.idmap "engine": standard then takes the ids as asked;
+ * strict never does (ctx->idmap_engine_ids). */
 
 static bool is_idmap_option(const struct oci_mount *m, bool *recursive)
 {
@@ -214,7 +218,7 @@ static const char *const idmap_rule =
         "namespace maps";
 
 static int idmap_ranges(const struct oci_idmap *maps, size_t n, const struct oci_idmap *own,
-                        size_t n_own, const char *field, const char *whose,
+                        size_t n_own, bool any_ids, const char *field, const char *whose,
                         struct floor_report *report, struct sb_error *err)
 {
         char value[192];
@@ -237,7 +241,7 @@ static int idmap_ranges(const struct oci_idmap *maps, size_t n, const struct oci
                                 return -1;
                         continue;
                 }
-                if (!within_host_ranges(first, size, own, n_own) &&
+                if (!any_ids && !within_host_ranges(first, size, own, n_own) &&
                     floor_refuse(report, err, field, value, idmap_rule) < 0)
                         return -1;
         }
@@ -252,8 +256,8 @@ static bool own_user_namespace(const struct oci_linux *l)
         return false;
 }
 
-static int mount_idmaps(const struct oci_config *config, struct floor_report *report,
-                        struct sb_error *err)
+static int mount_idmaps(const struct oci_config *config, const struct floor_context *ctx,
+                        struct floor_report *report, struct sb_error *err)
 {
         const struct oci_linux *l = config->linux_;
 
@@ -319,8 +323,8 @@ static int mount_idmaps(const struct oci_config *config, struct floor_report *re
                                 whose = "the container's own mapping, ";
                         }
                         snprintf(field, sizeof(field), "mounts[%zu].%s", i, kinds[k].key);
-                        if (idmap_ranges(maps, n, kinds[k].own, kinds[k].n_own, field, whose,
-                                         report, err) < 0)
+                        if (idmap_ranges(maps, n, kinds[k].own, kinds[k].n_own,
+                                         ctx->idmap_engine_ids, field, whose, report, err) < 0)
                                 return -1;
                 }
         }
@@ -388,10 +392,9 @@ int floor_spec_fields(struct oci_config *config, const struct floor_context *ctx
 {
         const struct oci_linux *l = config->linux_;
 
-        (void)ctx;
         if (oci_version(config, report, err) < 0 ||
             floor_process_fields(config->process, "process", report, err) < 0 ||
-            mount_idmaps(config, report, err) < 0)
+            mount_idmaps(config, ctx, report, err) < 0)
                 return -1;
         if (l == NULL)
                 return 0;

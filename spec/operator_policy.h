@@ -31,8 +31,12 @@
  *                                     container (standard; strict: none; default: none)
  *     "volumes": {
  *       "require_project_quota": true a writable directory bind must be bounded by
- *     }                               project quota (default: the profile's,
- *   }                                 strict true, standard false)
+ *                                     project quota (default: the profile's,
+ *                                     strict true, standard false)
+ *       "idmap": "own-ids"            an idmapped mount writes to the disk only ids
+ *     }                               the container's user namespace maps ("own-ids",
+ *   }                                 the default); "engine": under standard, any ids
+ *                                     the engine asks (podman's :idmap); strict: own-ids
  *
  * A ceiling applies also to a spec that asks for no limit. A ceiling given
  * here replaces the profile's default for the default profile; when an annotation selects a stricter profile, the lower of the
@@ -91,6 +95,8 @@ struct operator_policy {
         bool landlock_exec_writable; /* default true */
         bool volumes_quota_set;      /* floor.volumes.require_project_quota given */
         bool volumes_require_quota;  /* and its value */
+        bool volumes_idmap_engine;   /* floor.volumes.idmap "engine": standard takes an
+                                      * idmapped mount's disk ids as the engine asks */
         struct audit_settings audit; /* spec/audit_policy.h */
         char *text;                  /* the file as read; NULL for the built-in default */
 };

@@ -122,6 +122,13 @@ static int volumes_member(const char *key, json_val value, struct jpath *p, void
 {
         struct operator_policy *policy = ctx;
 
+        if (strcmp(key, "idmap") == 0) {
+                const char *s = json_string_value(value);
+                if (s == NULL || (strcmp(s, "own-ids") != 0 && strcmp(s, "engine") != 0))
+                        return jfail(p, err, "expected \"own-ids\" or \"engine\"");
+                policy->volumes_idmap_engine = strcmp(s, "engine") == 0;
+                return 0;
+        }
         if (strcmp(key, "require_project_quota") != 0)
                 return jfail(p, err, "unknown setting");
         if (!json_is_true(value) && !json_is_false(value))

@@ -355,6 +355,10 @@ static int show(const struct global_options *global, struct sb_error *err)
                        "; a file's project id and flags cannot be changed (ioctl "
                        "FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: EPERM)" :
                        "");
+        printf("idmapped mounts: %s\n",
+               ctx.idmap_engine_ids ?
+                       "any disk ids the engine asks (floor.volumes.idmap \"engine\")" :
+                       "write to the disk only ids the container's user namespace maps");
         print_audit(&policy, global);
         floor_report_release(&report);
         operator_policy_release(&policy);

@@ -376,12 +376,13 @@ host_cgroup() {
 # of the mount's own): disk id 0 becomes the container's root. crun makes
 # it; sbrun's floor refuses it by name, since the container's root would
 # write files, setuid ones included, as the host's root (docs/policy.md,
-# "Idmapped mounts"). A volume idmapped within the container's own ids
-# needs a bundle's mounts[].uidMappings (tests/integration/idmap.bats).
+# "Idmapped mounts") unless the operator's policy waives the rule
+# (floor.volumes.idmap "engine"). A volume idmapped within the container's
+# own ids needs a bundle's mounts[].uidMappings (tests/integration/idmap.bats).
 # crun 1.8 refuses a hybrid cgroup host: its side runs in the VM lane,
 # where the directory is on the guest's ext4 (its /tmp is a tmpfs, which
 # Linux 6.1 cannot idmap).
-@test "podman run -v SRC:DST:idmap: crun maps the disk's root to the container's; sbrun's floor refuses it by name" {
+@test "podman run -v SRC:DST:idmap: crun maps the disk's root to the container's; sbrun's floor refuses it by name, and does as crun with floor.volumes.idmap \"engine\"" {
         local dir=$PM_DIR/idmap.$BATS_TEST_NUMBER
         [ "${SBRUN_VM:-0}" = 1 ] && dir=$("$SBRUN_SRCDIR/tests/vm/bundle-fs.sh" ext4)/idmap.$BATS_TEST_NUMBER
         mkdir -p "$dir"
@@ -401,6 +402,23 @@ host_cgroup() {
         [[ $output == *"uidMappings: the container's own mapping, containerID 0 hostID 200000 size 65536 refused (rule: standard: an idmapped mount writes to the disk only ids the container's own user namespace maps)"* ]] ||
                 fail "sbrun: $output"
         [ ! -e "$dir/out" ] || fail "sbrun: the container wrote"
+
+        # The operator's waiver, floor.volumes.idmap "engine": sbrun then
+        # does what crun does.
+        local policy=$PM_DIR/policy-idmap.json wrapper=$PM_DIR/bin/sbrun-idmap
+        if [ -n "$PM_POLICY" ]; then
+                jq '. * {"floor": {"volumes": {"idmap": "engine"}}}' "$PM_POLICY" >"$policy"
+        else
+                printf '%s\n' '{"floor": {"volumes": {"idmap": "engine"}}}' >"$policy"
+        fi
+        chmod 0644 "$policy"
+        printf '#!/bin/sh\nexec %s --root %s --policy %s "$@"\n' "$SBRUN" "$PM_DIR/sbrun-state" "$policy" >"$wrapper"
+        chmod 0755 "$wrapper"
+        run podman --runtime "$wrapper" run --rm --uidmap 0:200000:65536 --gidmap 0:200000:65536 \
+                -v "$dir:/data:idmap" busybox sh -c 'stat -c %u /data/in; touch /data/out'
+        [ "$status" -eq 0 ] || fail "sbrun with the waiver: status $status: $output"
+        [ "$output" = 0 ] || fail "sbrun with the waiver: $output"
+        [ "$(stat -c %u "$dir/out")" = 0 ] || fail "sbrun with the waiver: out is $(stat -c %u "$dir/out")"
         rm -rf "$dir"
 }
 

@@ -229,6 +229,37 @@ add_idmapped() {
         assert_fails_cleanly "$ID" "mounts[$n].uidMappings: the container's own mapping, containerID 0 hostID 200000 size 65536 refused (rule: standard: an idmapped mount writes"
 }
 
+@test "floor.volumes.idmap \"engine\": podman's :idmap (the container's own mapping) is carried out under standard, never under strict" {
+        idmap_bundle
+        local share policy n
+        share=$(share_dir engine)
+        echo host >"$share/rootfile"
+        edit_config '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s,
+                                  "options": ["rbind", "rw", "idmap"]}]' --arg s "$share"
+        n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
+        set_cmd 'stat -c "%u:%g" /mnt/rootfile; touch /mnt/made && echo made'
+        policy=$(policy_with '{"floor": {"volumes": {"idmap": "engine"}}}' engine)
+
+        run sbrun --policy "$policy" policy show
+        [[ $output == *'idmapped mounts: any disk ids the engine asks (floor.volumes.idmap "engine")'* ]] ||
+                fail "policy show: $output"
+        run sbrun --policy "$policy" run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        # The disk's root is the container's root, both ways, as crun does.
+        [[ $output == *"0:0"* && $output == *made* ]] || fail "inside: $output"
+        [ "$(stat -c %u:%g "$share/made")" = 0:0 ] || fail "made on the disk as $(stat -c %u:%g "$share/made")"
+
+        # An annotation that selects strict takes the operator's waiver away.
+        rm -f "$share/made"
+        edit_config '.annotations["run.sbrun.policy"] = "strict"'
+        run detached sbrun --policy "$policy" create -b "$BUNDLE" "$ID"
+        [ "$status" -ne 0 ]
+        [[ $output == *"mounts[$n].uidMappings: the container's own mapping, containerID 0 hostID 200000 size 65536 refused"* ]] ||
+                fail "strict: $output"
+        [ ! -e "$share/made" ]
+        assert_no_leftovers "$ID"
+}
+
 @test "an idmapped mount needs a user namespace of the container's own, and both mappings" {
         make_bundle
         mkdir "$TEST_DIR/share"
