@@ -70,7 +70,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 # 2-core machine: the VM lane runs beside all the others.
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
         [rootless]=300 [engines]=600
-        [faults]=300 [package]=600 [selftest]=120 [bench]=300 [format]=60 [fuzz]=600
+        [faults]=300 [package]=900 [selftest]=120 [bench]=300 [format]=60 [fuzz]=600
         [asan]=1500 [vm]=3000 [vm-systemd]=900 [vm-nolandlock]=180 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
