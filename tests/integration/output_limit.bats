@@ -50,10 +50,11 @@ output_policy() {
 }
 
 # The command of the flood tests: it ignores SIGTERM and leaves a child in
-# the background that would outlive it by a minute; without the kill, run
-# would wait for the flood forever.
+# the background that would outlive it by a minute. The flood is `yes`,
+# bounded at 64 MiB so that a run whose cap does not work ends (and fails)
+# instead of filling the disk.
 flood_cmd() { # yes's redirection
-        echo "trap '' TERM; (trap '' TERM; sleep 60) & yes $1"
+        echo "trap '' TERM; (trap '' TERM; sleep 60) & yes | head -c 67108864 $1"
 }
 
 @test "output limit: yes capped at 1 MiB ends with output_limit (stdout), exactly 1 MiB forwarded, nothing left, within the settle bound" {
@@ -105,7 +106,9 @@ flood_cmd() { # yes's redirection
         make_bundle
         head -c 300000 /dev/urandom >"$BUNDLE/rootfs/data.bin"
         head -c 200000 /dev/urandom >"$BUNDLE/rootfs/data2.bin"
-        set_cmd 'cat /data.bin; cat /data2.bin >&2; exit 3'
+        # The last line of stderr says what the container's stdio was:
+        # run's pipes, not the caller's files.
+        set_cmd 'cat /data.bin; cat /data2.bin >&2; readlink /proc/$$/fd/1 >&2; readlink /proc/$$/fd/2 >&2; exit 3'
 
         run_capped run -b "$BUNDLE" --output-limit 300000 --verdict-file "$TEST_DIR/verdict.json" "$ID"
 
@@ -114,6 +117,8 @@ flood_cmd() { # yes's redirection
                 fail "stdout differs: $(bytes "$TEST_DIR/out") bytes"
         [ "$(head -c 200000 "$TEST_DIR/err" | sha256sum)" = "$(sha256sum <"$BUNDLE/rootfs/data2.bin")" ] ||
                 fail "stderr differs"
+        [[ "$(tail -c +200001 "$TEST_DIR/err")" == "pipe:["*$'\n'"pipe:["* ]] ||
+                fail "the container's stdio was not run's pipes: $(tail -c +200001 "$TEST_DIR/err")"
         [ "$(verdict_of verdict)" = exited ]
         [ "$(verdict_of exit_code)" = 3 ]
         [ "$(verdict_of stream)" = null ]
