@@ -51,10 +51,10 @@ output_policy() {
 
 # The command of the flood tests: it ignores SIGTERM and leaves a child in
 # the background that would outlive it by a minute. The flood is `yes`,
-# bounded at 64 MiB so that a run whose cap does not work ends (and fails)
-# instead of filling the disk.
-flood_cmd() { # yes's redirection
-        echo "trap '' TERM; (trap '' TERM; sleep 60) & yes | head -c 67108864 $1"
+# bounded (64 MiB unless $2 says) so that a run whose cap does not work
+# ends (and fails) instead of filling the disk.
+flood_cmd() { # yes's redirection, bytes
+        echo "trap '' TERM; (trap '' TERM; sleep 60) & yes | head -c ${2:-67108864} $1"
 }
 
 @test "output limit: yes capped at 1 MiB ends with output_limit (stdout), exactly 1 MiB forwarded, nothing left, within the settle bound" {
@@ -153,7 +153,8 @@ flood_cmd() { # yes's redirection
 @test "output limit: with a terminal the pty's output is capped the same way, as stdout" {
         make_bundle
         edit_config '.process.terminal = true'
-        set_cmd "$(flood_cmd)"
+        # A pty is slow: 4 MiB is plenty past the cap.
+        set_cmd "$(flood_cmd '' 4194304)"
 
         run_capped run -b "$BUNDLE" --output-limit 100k --verdict-file "$TEST_DIR/verdict.json" "$ID"
 
