@@ -262,6 +262,10 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                 process_wait_status(pid, &set, &dl, &status);
         }
 
+        /* A stream that tripped as the process exited on its own: the
+         * rest of the container is still to be killed, now. */
+        if (cap.tripped >= 0)
+                wait_deadline_step(&dl);
         SB_FAULT_POINT("run.after-wait");
         _cleanup_verdict_ struct verdict v = { 0 };
         tmpfs_watch_full(&watch, &v.full, &v.n_full);

@@ -142,10 +142,14 @@ flood_cmd() { # yes's redirection, bytes
         [ "$(jq -r .sbrun.stream <<<"$output")" = stdout ]
         [ "$(jq -r .sbrun.bytes <<<"$output")" = 8192 ]
         [ "$(jq -r .sbrun.exit_code <<<"$output")" = 125 ]
-        [ "$(jq -r 'select(.event == "create") | .stdout_limit' "$log")" = 8192 ] || fail "$(cat "$log")"
-        [ "$(jq -r 'select(.event == "create") | .stderr_limit' "$log")" = null ]
-        [ "$(jq -c 'select(.event == "verdict") | [.verdict, .stream, .bytes, .exit_code]' "$log")" = \
-                '["output_limit","stdout",8192,125]' ] || fail "$(cat "$log")"
+        # A rootless runtime (tests/rootless/with-user.sh) writes the user's
+        # own trail, not audit.log (runtime/audit/audit_log.c).
+        if [ -z "${SBRUN_AS_USER:-}" ]; then
+                [ "$(jq -r 'select(.event == "create") | .stdout_limit' "$log")" = 8192 ] || fail "$(cat "$log")"
+                [ "$(jq -r 'select(.event == "create") | .stderr_limit' "$log")" = null ]
+                [ "$(jq -c 'select(.event == "verdict") | [.verdict, .stream, .bytes, .exit_code]' "$log")" = \
+                        '["output_limit","stdout",8192,125]' ] || fail "$(cat "$log")"
+        fi
         sbrun --policy "$policy" delete "$ID"
         assert_no_leftovers "$ID"
 }
