@@ -145,8 +145,14 @@ static int output_pipes(struct create_ctx *c, const struct create_request *req,
                 c->output.out = c->output.err = 0;
                 return 0;
         }
-        if (c->config->process->terminal)
+        if (c->config->process->terminal) {
+                /* One pty carries both streams, read as stdout: the
+                 * smaller limit is its limit. */
+                if (c->output.err > 0 && (c->output.out == 0 || c->output.err < c->output.out))
+                        c->output.out = c->output.err;
+                c->output.err = 0;
                 return 0;
+        }
         for (int s = 0; s < 2; s++) {
                 int p[2];
                 if (limit[s] == 0)

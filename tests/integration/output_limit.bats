@@ -154,7 +154,7 @@ flood_cmd() { # yes's redirection, bytes
         assert_no_leftovers "$ID"
 }
 
-@test "output limit: with a terminal the pty's output is capped the same way, as stdout" {
+@test "output limit: with a terminal the pty's output is capped the same way, as stdout, by the smaller limit" {
         make_bundle
         edit_config '.process.terminal = true'
         # A pty is slow: 4 MiB is plenty past the cap.
@@ -167,6 +167,14 @@ flood_cmd() { # yes's redirection, bytes
         [ "$(bytes "$TEST_DIR/out")" -eq 102400 ] || fail "forwarded $(bytes "$TEST_DIR/out") bytes"
         [ "$(verdict_of verdict)" = output_limit ]
         [ "$(verdict_of stream)" = stdout ]
+        assert_no_leftovers "$ID"
+
+        # One pty carries both streams: the smaller limit is its limit.
+        run_capped run -b "$BUNDLE" --stdout-limit 1M --stderr-limit 50k \
+                --verdict-file "$TEST_DIR/verdict.json" "$ID"
+        [ "$rc" -eq 125 ] || fail "status $rc: $(cat "$TEST_DIR/err")"
+        [ "$(bytes "$TEST_DIR/out")" -eq 51200 ] || fail "forwarded $(bytes "$TEST_DIR/out") bytes"
+        [ "$(verdict_of bytes)" = 51200 ]
         assert_no_leftovers "$ID"
 }
 
