@@ -244,9 +244,11 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                 .data = &target,
         };
         /* A caller that stops reading must not kill us with SIGPIPE while
-         * the container lives (output_cap_pump passes EPIPE on). The
-         * container's disposition was fixed when create forked it. */
-        if (out_read >= 0 || err_read >= 0 || result.console_master >= 0)
+         * the container lives: output_cap_wait passes EPIPE on by closing
+         * the pipe. The container's disposition was fixed when create
+         * forked it. (The terminal proxy is left as it was without a
+         * limit: a pty cannot pass a broken pipe on.) */
+        if (out_read >= 0 || err_read >= 0)
                 signal(SIGPIPE, SIG_IGN);
         if (result.console_master >= 0) {
                 console_proxy_wait(result.console_master, pid, &set, &dl, &cap, &status);

@@ -127,6 +127,26 @@ flood_cmd() { # yes's redirection, bytes
         assert_no_leftovers "$ID"
 }
 
+@test "output limit: a caller that stops reading is a broken pipe for the container, as without a limit" {
+        make_bundle
+        set_args yes
+        local n limit want=""
+
+        # head leaves after 10 bytes; run must outlive its own SIGPIPE, pass
+        # the broken pipe on to yes (EPIPE, or SIGPIPE where it is not
+        # ignored) and end as the same run without a limit does.
+        for limit in "" 1M; do
+                n=$( (sbrun run -b "$BUNDLE" ${limit:+--output-limit "$limit"} \
+                        --verdict-file "$TEST_DIR/verdict.json" "$ID" </dev/null 2>"$TEST_DIR/err"
+                        echo $? >"$TEST_DIR/rc") | head -c 10 | wc -c)
+                [ "$n" -eq 10 ]
+                [ -z "$want" ] && want="$(cat "$TEST_DIR/rc") $(cat "$TEST_DIR/verdict.json")"
+                [ "$(cat "$TEST_DIR/rc") $(cat "$TEST_DIR/verdict.json")" = "$want" ] ||
+                        fail "with ${limit:-no limit}: $(cat "$TEST_DIR/rc") $(cat "$TEST_DIR/verdict.json"), without: $want"
+                assert_no_leftovers "$ID"
+        done
+}
+
 @test "output limit: the verdict reaches the audit trail and, with --keep, the state" {
         make_bundle
         set_cmd "$(flood_cmd)"
