@@ -64,6 +64,10 @@ static char *detail(json_val root, const char *event)
                 put(buf, sizeof(buf), &used, str(root, "verdict"));
         if (strcmp(event, "verdict") == 0)
                 put_number(buf, sizeof(buf), &used, "exit_code", json_member(root, "exit_code"));
+        if (strcmp(event, "verdict") == 0 && str(root, "stream") != NULL) {
+                put(buf, sizeof(buf), &used, str(root, "stream"));
+                put_number(buf, sizeof(buf), &used, "bytes", json_member(root, "bytes"));
+        }
         for (size_t i = 0; json_is_array(v = json_member(root, "full")) && i < json_array_len(v);
              i++) {
                 json_val use = json_array_at(v, i);

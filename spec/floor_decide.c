@@ -18,7 +18,10 @@ int floor_decide(struct oci_config *config, const struct floor_decide_inputs *in
         memset(out, 0, sizeof(*out));
         out->profile = policy->profile; /* until the floor selects one */
         if (effective_spec_apply(config, in->effective, report, &out->profile, err) < 0 ||
-            floor_wall_clock(policy, config, in->timeout_requested, &out->timeout, report, err) < 0)
+            floor_wall_clock(policy, config, in->timeout_requested, &out->timeout, report, err) <
+                    0 ||
+            floor_output_limit(policy, out->profile, config, in->output, &out->output, report,
+                               err) < 0)
                 return -1;
         if (floor_lsm_decide(in->lsm, config->process, NULL,
                              config->linux_ ? &config->linux_->mount_label : NULL, recorded,

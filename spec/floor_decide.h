@@ -2,7 +2,7 @@
  * explain` both call it, so that explain cannot drift from create. From
  * the parsed config, the operator's policy and the host facts runtime/
  * gathered, it makes the effective config (the floor merged in, every
- * path judged by what it is), the profile, the wall-clock limit, the LSM
+ * path judged by what it is), the profile, the wall-clock and output limits, the LSM
  * labels and the Landlock rules, and records every change and refusal in
  * the report. (`exec` decides its process with effective_process_apply,
  * under the policy and config saved at create; `update` its resources
@@ -13,10 +13,12 @@
 #include "spec/effective.h"
 #include "spec/floor_landlock.h"
 #include "spec/floor_lsm.h"
+#include "spec/floor_runtime.h"
 
 struct floor_decide_inputs {
         const struct effective_options *effective; /* policy, host, held sources, explain */
         int timeout_requested;                     /* `run --timeout`, 0: none */
+        const struct output_request *output;       /* `run`'s output limits, NULL: none */
         const struct lsm_host_facts *lsm;
         const struct landlock_host *landlock;
         const struct landlock_sources *sources; /* the held binds and root, for W^X */
@@ -25,6 +27,7 @@ struct floor_decide_inputs {
 struct floor_decision {
         enum policy_profile profile;
         int timeout;                    /* seconds, 0: none */
+        struct output_limits output;    /* bytes per stream, 0: none */
         struct landlock_rules landlock; /* released with landlock_rules_release */
 };
 

@@ -7,6 +7,9 @@
 #define SB_SPEC_FLOOR_RUNTIME_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "spec/policy_profile_id.h"
 
 struct sb_error;
 struct floor_report;
@@ -24,6 +27,36 @@ struct operator_policy;
 int floor_wall_clock(const struct operator_policy *policy, const struct oci_config *config,
                      int requested, int *seconds, struct floor_report *report,
                      struct sb_error *err);
+
+#define OUTPUT_LIMIT_ANNOTATION "run.sbrun.output_limit"
+
+/* Bytes of the container's stdout and stderr a foreground `run` forwards;
+ * 0: no limit on that stream. */
+struct output_limits {
+        int64_t out, err;
+};
+
+/* `run`'s requests, 0 where not given: --output-limit (both streams),
+ * --stdout-limit, --stderr-limit. */
+struct output_request {
+        int64_t both, out, err;
+};
+
+/* The output limit of each stream: the smallest of the ceiling (the
+ * policy's limits.output, else the profile's default: strict has one,
+ * standard none; when the profile is stricter than the policy's own, the
+ * lower of the two), the annotation run.sbrun.output_limit (both
+ * streams), and the request (a stream's own option, else
+ * --output-limit; requested NULL: none). As with the wall clock, the annotation and
+ * the options may only lower the ceiling: a higher value is clamped and
+ * recorded. A malformed annotation is an error naming it. */
+int floor_output_limit(const struct operator_policy *policy, enum policy_profile profile,
+                       const struct oci_config *config, const struct output_request *requested,
+                       struct output_limits *limits, struct floor_report *report,
+                       struct sb_error *err);
+
+/* The ceiling alone (what `policy show` reports): bytes, 0 for none. */
+int64_t floor_output_ceiling(const struct operator_policy *policy, enum policy_profile profile);
 
 /* Whether the container's resource limits are enforced: the one decision
  * create (runtime/cgroup/container_cgroup.c), `check` and `policy

@@ -133,6 +133,23 @@ static int timeout_member(const char *key, json_val value, struct jpath *p, void
         return 0;
 }
 
+static int limits_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                         struct sb_error *err)
+{
+        struct operator_policy *policy = ctx;
+        const char *s = json_string_value(value);
+        int64_t n = 0;
+
+        if (strcmp(key, "output") != 0)
+                return jfail(p, err, "unknown setting");
+        if ((json_integer_value(value, &n) && n > 0) ||
+            (s != NULL && policy_parse_size(s, &n) == 0)) {
+                policy->output_limit = n;
+                return 0;
+        }
+        return jfail(p, err, "expected a positive size");
+}
+
 static int landlock_member(const char *key, json_val value, struct jpath *p, void *ctx,
                            struct sb_error *err)
 {
@@ -189,6 +206,10 @@ static int policy_member(const char *key, json_val value, struct jpath *p, void 
         else if (strcmp(key, "timeout") == 0)
                 r = json_is_object(value) ?
                             json_each_member(value, p, timeout_member, pp->policy, err) :
+                            jfail(p, err, "expected an object");
+        else if (strcmp(key, "limits") == 0)
+                r = json_is_object(value) ?
+                            json_each_member(value, p, limits_member, pp->policy, err) :
                             jfail(p, err, "expected an object");
         else if (strcmp(key, "landlock") == 0)
                 r = json_is_object(value) ?

@@ -55,7 +55,16 @@
  *
  * timeout.max_seconds (default none): the wall-clock ceiling of every
  * container, in seconds. The annotation run.sbrun.timeout and `run
- * --timeout` may only lower it (see spec/floor_runtime.h). */
+ * --timeout` may only lower it (see spec/floor_runtime.h).
+ *
+ *   "limits": { "output": "16M" }
+ *
+ * limits.output (default: none under standard, the profile's under
+ * strict): the most a foreground `run` forwards of each of the
+ * container's stdout and stderr, a size (common/size_parse.h); past it
+ * the container is stopped. The annotation run.sbrun.output_limit and
+ * `run --output-limit`/`--stdout-limit`/`--stderr-limit` may only lower
+ * it (see spec/floor_runtime.h). */
 #ifndef SB_SPEC_OPERATOR_POLICY_H
 #define SB_SPEC_OPERATOR_POLICY_H
 
@@ -64,6 +73,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "spec/policy_profile_id.h"
@@ -91,6 +101,7 @@ struct operator_policy {
         char **net_devices; /* floor.net_devices, NULL-terminated or NULL */
         size_t n_net_devices;
         int timeout_max_seconds; /* 0: no ceiling */
+        int64_t output_limit;    /* limits.output, bytes; 0: not set */
         enum landlock_mode landlock_mode;
         bool landlock_exec_writable; /* default true */
         bool volumes_quota_set;      /* floor.volumes.require_project_quota given */

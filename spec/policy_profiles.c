@@ -51,6 +51,10 @@ static const struct floor_profile profiles[] = {
                               .nofile = 1024,
                               .tmp_size = 64 * MiB,
                               .inodes = 16 * 1024 },
+                /* What a foreground `run` forwards of each of stdout and
+                 * stderr: a test's or a build's log fits, a `yes` does not
+                 * fill the caller's disk (docs/policy.md, "limits.output"). */
+                .output_limit = 16 * MiB,
         },
 };
 

@@ -41,6 +41,8 @@ struct floor_profile {
                                          * quota (spec/floor_volumes.h) */
         uint64_t caps;                  /* capability ceiling, a CAP_* bit mask */
         struct floor_ceilings ceilings; /* built-in defaults */
+        int64_t output_limit;           /* limits.output's default, bytes per stream;
+                                         * 0: none (spec/floor_output_limit.c) */
 };
 
 const struct floor_profile *policy_profile_get(enum policy_profile id);

@@ -304,6 +304,33 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
         return explain_carry_out(config, bundle, binds, rootless, report, err);
 }
 
+/* The output limits a foreground `run` of this config would carry out
+ * (before its own options lower them): listed as forced, as create's audit
+ * line lists them as stdout_limit and stderr_limit. */
+static int explain_output(const struct operator_policy *policy,
+                          const struct floor_decision *decision, struct floor_report *report,
+                          struct sb_error *err)
+{
+        const char *source = policy->source ? policy->source : "the built-in policy";
+        const int64_t limit[2] = { decision->output.out, decision->output.err };
+        const char *what[2] = { "run: stdout forwarded", "run: stderr forwarded" };
+        char eff[48], rule[PATH_MAX + 128];
+
+        for (int s = 0; s < 2; s++) {
+                if (limit[s] == 0)
+                        continue;
+                snprintf(eff, sizeof(eff), "at most %" PRId64 " bytes", limit[s]);
+                snprintf(
+                        rule, sizeof(rule),
+                        "limits.output in %s (or the profile's default) and " OUTPUT_LIMIT_ANNOTATION
+                        "; past it the container is killed (verdict output_limit)",
+                        source);
+                if (floor_record(report, err, FLOOR_FORCED, what[s], "unlimited", eff, rule) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
 static int show(const struct global_options *global, struct sb_error *err)
 {
         struct operator_policy policy;
@@ -347,6 +374,14 @@ static int show(const struct global_options *global, struct sb_error *err)
                        policy.timeout_max_seconds);
         else
                 printf("wall-clock: none\n");
+        int64_t output = floor_output_ceiling(&policy, ctx.profile->id);
+        if (output > 0)
+                printf("output: %" PRId64 " bytes of each of stdout and stderr forwarded by a "
+                       "foreground run (limits.output%s; run.sbrun.output_limit and run "
+                       "--output-limit may only lower it)\n",
+                       output, policy.output_limit > 0 ? "" : ": the profile's default");
+        else
+                printf("output: none\n");
         print_cgroups(&policy);
         print_landlock(&policy, ctx.profile);
         printf("volumes: project quota on writable directory binds %s%s\n",
@@ -479,6 +514,9 @@ static int explain(const struct global_options *global, const struct policy_opts
         }
         if (ret == 0) {
                 landlock_rules_release(&decision.landlock);
+                ret = explain_output(&policy, &decision, &report, err);
+        }
+        if (ret == 0) {
                 ret = explain_runtime(&policy, config, bundle, &binds, global->rootless, &report,
                                       err);
         }

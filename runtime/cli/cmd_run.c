@@ -7,7 +7,13 @@
  * killed, and `run` returns at most DEADLINE_GRACE_MS later even if
  * something cannot be reaped. It never waits for EOF on the container's
  * stdio (inherited, not read) and the terminal proxy stops copying at
- * the same bound. The watchdog started by create is the backstop. */
+ * the same bound. The watchdog started by create is the backstop.
+ *
+ * With an output limit (spec/floor_runtime.h) the foreground `run` reads
+ * the container's stdout and stderr through pipes instead (a terminal:
+ * the pty it proxies), forwards at most the limit of each, and the first
+ * byte past it ends the container as the deadline does, with the verdict
+ * output_limit (runtime/container/output_cap.h). */
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fault.h"
@@ -22,8 +28,10 @@
 #include "runtime/container/process_wait.h"
 #include "runtime/container/start_container.h"
 #include "runtime/container/container_audit.h"
+#include "runtime/container/output_cap.h"
 #include "runtime/container/verdict.h"
 #include "runtime/container/wall_clock.h"
+#include "spec/policy_profiles.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -43,6 +51,7 @@ struct run_options {
 struct deadline_target {
         int pidfd, pid;
         const char *cgroup_path;
+        const struct output_cap *cap;
 };
 
 static void kill_at_deadline(void *data)
@@ -50,7 +59,12 @@ static void kill_at_deadline(void *data)
         struct deadline_target *t = data;
         struct sb_error err = { 0 };
 
-        sb_warn("run: wall-clock limit reached: killing the container");
+        if (t->cap->tripped >= 0)
+                sb_warn("run: output limit of %s reached (%lld bytes): killing the container",
+                        output_stream_name((enum output_stream)t->cap->tripped),
+                        (long long)t->cap->limit[t->cap->tripped]);
+        else
+                sb_warn("run: wall-clock limit reached: killing the container");
         if (deadline_kill(t->pidfd, t->pid, t->cgroup_path, &err) < 0) {
                 _cleanup_free_ char *text = sb_error_text(&err);
                 sb_warn("run: %s", text ? text : "kill at the deadline failed");
@@ -89,6 +103,19 @@ static int parse_timeout(const struct cli_option *opt, const char *value, struct
         return 0;
 }
 
+/* --output-limit, --stdout-limit, --stderr-limit: a positive size. */
+static int parse_size(const struct cli_option *opt, const char *value, struct sb_error *err)
+{
+        int64_t *bytes = opt->to.data;
+
+        if (policy_parse_size(value, bytes) < 0)
+                return sb_fail(err, 0,
+                               "--%s: \"%s\" is not a positive size (bytes, or with a k, m, g "
+                               "or t suffix)",
+                               opt->name, value);
+        return 0;
+}
+
 static int parse_options(int argc, char **argv, struct run_options *o, struct create_request *req,
                          struct sb_error *err)
 {
@@ -109,6 +136,17 @@ static int parse_options(int argc, char **argv, struct run_options *o, struct cr
                 { "verdict-file", 0, CLI_STRING, .to.string = &o->verdict_file, .arg = "FILE",
                   .help = "write how the container ended as JSON (verdict, exit_code, signal) "
                           "to FILE (not with --detach)" },
+                { "output-limit", 0, CLI_CALL_ARG, .to.data = &req->output.both, .call = parse_size,
+                  .arg = "SIZE",
+                  .help = "forward at most SIZE bytes of each of stdout and stderr, then kill "
+                          "the container (verdict output_limit, exit 125; may only lower the "
+                          "policy's limits.output)" },
+                { "stdout-limit", 0, CLI_CALL_ARG, .to.data = &req->output.out, .call = parse_size,
+                  .arg = "SIZE",
+                  .help = "as --output-limit, for stdout alone (wins over --output-limit)" },
+                { "stderr-limit", 0, CLI_CALL_ARG, .to.data = &req->output.err, .call = parse_size,
+                  .arg = "SIZE",
+                  .help = "as --output-limit, for stderr alone (wins over --output-limit)" },
                 { NULL },
         };
         int next;
@@ -134,6 +172,19 @@ static int parse_options(int argc, char **argv, struct run_options *o, struct cr
                 return sb_fail(err, 0,
                                "run: --verdict-file cannot be used with --detach "
                                "(the verdict is in the state of the stopped container)");
+        /* A limit only `run` in the foreground can carry out, forwarding
+         * the output itself: elsewhere the output is never ours to count. */
+        bool limited = req->output.both > 0 || req->output.out > 0 || req->output.err > 0;
+        if (limited && o->detach)
+                return sb_fail(err, 0,
+                               "run: --output-limit, --stdout-limit and --stderr-limit cannot be "
+                               "used with --detach (a detached container writes to the caller's "
+                               "stdout and stderr itself; nothing forwards them to count)");
+        if (limited && req->console_socket != NULL)
+                return sb_fail(err, 0,
+                               "run: --output-limit, --stdout-limit and --stderr-limit cannot be "
+                               "used with --console-socket (the terminal's output goes to the "
+                               "socket's holder, not through run)");
         return 0;
 }
 
@@ -168,11 +219,14 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         }
         /* runc's `run -t` with no socket: the pty is ours to proxy. */
         req.console_to_caller = !o.detach && req.console_socket == NULL;
+        req.forward_output = req.console_to_caller;
         struct create_result result;
         if (container_create(global, &req, &result, err) < 0)
                 return setup_failed(&o);
         SB_FAULT_POINT("run.after-create");
         _cleanup_free_ char *cgroup_path = result.cgroup_path;
+        _cleanup_close_ int out_read = result.output_read[OUTPUT_STDOUT];
+        _cleanup_close_ int err_read = result.output_read[OUTPUT_STDERR];
         pid = result.pid;
         /* Before it runs: its mounts are held for the verdict to read. */
         _cleanup_tmpfs_watch_ struct tmpfs_watch watch = TMPFS_WATCH_INIT;
@@ -190,7 +244,12 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
 
         /* We are its subreaper and reap it only below: the pid is stable. */
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-        struct deadline_target target = { .pidfd = pidfd, .pid = pid, .cgroup_path = cgroup_path };
+        struct output_cap cap = OUTPUT_CAP_INIT;
+        cap.limit[OUTPUT_STDOUT] = result.output.out;
+        cap.limit[OUTPUT_STDERR] = result.output.err;
+        struct deadline_target target = {
+                .pidfd = pidfd, .pid = pid, .cgroup_path = cgroup_path, .cap = &cap
+        };
         struct wait_deadline dl = {
                 .at_ms = result.timeout_seconds > 0 ?
                                  started + (int64_t)result.timeout_seconds * 1000 :
@@ -198,17 +257,38 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
                 .expire = kill_at_deadline,
                 .data = &target,
         };
+        /* A caller that stops reading must not kill us with SIGPIPE while
+         * the container lives: output_cap_wait passes EPIPE on by closing
+         * the pipe. The container's disposition was fixed when create
+         * forked it. (The terminal proxy is left as it was without a
+         * limit: a pty cannot pass a broken pipe on.) */
+        if (out_read >= 0 || err_read >= 0)
+                signal(SIGPIPE, SIG_IGN);
         if (result.console_master >= 0) {
-                console_proxy_wait(result.console_master, pid, &set, &dl, &status);
+                console_proxy_wait(result.console_master, pid, &set, &dl, &cap, &status);
                 close(result.console_master);
+        } else if (out_read >= 0 || err_read >= 0) {
+                int fds[OUTPUT_STREAMS] = { out_read, err_read };
+                out_read = err_read = -1;
+                output_cap_wait(&cap, fds, pid, &set, &dl, &status);
+                for (int s = 0; s < OUTPUT_STREAMS; s++)
+                        if (fds[s] >= 0)
+                                close(fds[s]);
         } else {
                 process_wait_status(pid, &set, &dl, &status);
         }
 
+        /* A stream that tripped as the process exited on its own: the
+         * rest of the container is still to be killed, now. */
+        if (cap.tripped >= 0)
+                wait_deadline_step(&dl);
         SB_FAULT_POINT("run.after-wait");
         _cleanup_verdict_ struct verdict v = { 0 };
         tmpfs_watch_full(&watch, &v.full, &v.n_full);
-        verdict_classify(&v, status, dl.expired, cgroup_path);
+        verdict_classify(&v, status, dl.expired && cap.tripped < 0, cgroup_path);
+        if (cap.tripped >= 0)
+                verdict_output_limit(&v, output_stream_name((enum output_stream)cap.tripped),
+                                     cap.forwarded[cap.tripped]);
         container_audit_verdict(global, req.id, &v, cgroup_path);
         if (o.keep) {
                 struct sb_error ignored = { 0 };

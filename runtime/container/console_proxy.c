@@ -58,18 +58,20 @@ static int poll_timeout(struct wait_deadline *dl, bool done)
 int console_proxy_run(int master, int pid, const sigset_t *set)
 {
         int status;
-        console_proxy_wait(master, pid, set, NULL, &status);
+        console_proxy_wait(master, pid, set, NULL, NULL, &status);
         return process_wait_code(status);
 }
 
 void console_proxy_wait(int master, int pid, const sigset_t *set, struct wait_deadline *dl,
-                        int *status)
+                        struct output_cap *cap, int *status)
 {
         struct termios saved;
         bool raw = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
         bool stdin_open = true, master_open = true, done = false;
         int sfd = signalfd(-1, set, SFD_CLOEXEC);
         *status = 255 << 8;
+        if (cap != NULL)
+                cap->dl = dl;
 
         if (raw) {
                 struct termios t = saved;
@@ -90,7 +92,10 @@ void console_proxy_wait(int master, int pid, const sigset_t *set, struct wait_de
                 if (done && pfds[0].revents == 0)
                         break; /* exited, and nothing more to copy */
                 if (pfds[0].revents & (POLLIN | POLLHUP | POLLERR))
-                        master_open = pump(master, STDOUT_FILENO);
+                        master_open =
+                                cap != NULL && cap->limit[OUTPUT_STDOUT] > 0 ?
+                                        output_cap_pump(cap, OUTPUT_STDOUT, master, STDOUT_FILENO) :
+                                        pump(master, STDOUT_FILENO);
                 if (pfds[1].revents & (POLLIN | POLLHUP | POLLERR))
                         stdin_open = pump(STDIN_FILENO, master);
                 if (pfds[2].revents & POLLIN) {

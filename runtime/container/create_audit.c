@@ -73,6 +73,11 @@ int create_audit_created(struct create_ctx *c, const struct create_request *req,
         jw_kv_string(l.w, "cgroup", c->cgroup.cg.path);
         if (c->timeout > 0)
                 jw_kv_int(l.w, "timeout", c->timeout);
+        /* What a foreground `run` forwards at most of each stream. */
+        if (c->output.out > 0)
+                jw_kv_int(l.w, "stdout_limit", c->output.out);
+        if (c->output.err > 0)
+                jw_kv_int(l.w, "stderr_limit", c->output.err);
         audit_line_changes(&l, &c->report);
         write_digests(l.w, c);
         return audit_line_commit(&l, &c->policy, c->global, c->profile, err);

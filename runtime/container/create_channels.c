@@ -76,7 +76,9 @@ int create_open_channels(struct create_ctx *c, const struct create_request *req,
         if (c->fds[LFD_INIT_IMAGE] < 0)
                 return -1;
         /* The memfd must not be close-on-exec: it is executed after bwrap's exec. */
-        c->fds[LFD_STDERR] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        /* The container's stderr: ours, or the pipe of its output limit. */
+        c->fds[LFD_STDERR] = fcntl(c->output_write[1] >= 0 ? c->output_write[1] : STDERR_FILENO,
+                                   F_DUPFD_CLOEXEC, 3);
         if (c->fds[LFD_STDERR] < 0)
                 return sb_fail(err, errno, "dup stderr");
         if (make_pipe(&c->ready_read, &c->fds[LFD_READY], err) < 0 ||

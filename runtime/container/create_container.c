@@ -35,6 +35,7 @@
 #include "spec/operator_policy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +75,8 @@ static int check_request(const struct create_request *req, const struct oci_conf
  * bind source judged by what they are, the wall-clock limit (`run
  * --timeout` in requested), the LSM labels this host offers (an unloaded
  * profile fails here) and Landlock as this kernel offers it. */
-static int decide(const struct global_options *global, struct create_ctx *c, int timeout_requested,
-                  struct sb_error *err)
+static int decide(const struct global_options *global, struct create_ctx *c,
+                  const struct create_request *req, struct sb_error *err)
 {
         struct floor_host_facts facts;
         struct lsm_host_facts lsm = { 0 };
@@ -108,7 +109,8 @@ static int decide(const struct global_options *global, struct create_ctx *c, int
                 .root_id = facts.host.root,
         };
         const struct floor_decide_inputs in = { .effective = &opts,
-                                                .timeout_requested = timeout_requested,
+                                                .timeout_requested = req->timeout_seconds,
+                                                .output = &req->output,
                                                 .lsm = &lsm,
                                                 .landlock = &landlock,
                                                 .sources = &sources };
@@ -123,11 +125,45 @@ static int decide(const struct global_options *global, struct create_ctx *c, int
         }
         if (ret == 0) {
                 c->timeout = d.timeout;
+                c->output = d.output;
                 c->landlock = d.landlock;
         }
         lsm_host_facts_release(&lsm);
         floor_host_release(&facts);
         return ret;
+}
+
+/* The output limits apply where sbrun forwards the output: a foreground
+ * `run` (without a terminal, whose pty the proxy caps). Elsewhere the
+ * container's stdio is the caller's (an engine's, whose log driver caps
+ * it), as always. */
+static int output_pipes(struct create_ctx *c, const struct create_request *req,
+                        struct sb_error *err)
+{
+        const int64_t limit[2] = { c->output.out, c->output.err };
+
+        if (!req->forward_output) {
+                c->output.out = c->output.err = 0;
+                return 0;
+        }
+        if (c->config->process->terminal) {
+                /* One pty carries both streams, read as stdout: the
+                 * smaller limit is its limit. */
+                if (c->output.err > 0 && (c->output.out == 0 || c->output.err < c->output.out))
+                        c->output.out = c->output.err;
+                c->output.err = 0;
+                return 0;
+        }
+        for (int s = 0; s < 2; s++) {
+                int p[2];
+                if (limit[s] == 0)
+                        continue;
+                if (pipe2(p, O_CLOEXEC) < 0)
+                        return sb_fail(err, errno, "output limit: pipe");
+                c->output_read[s] = p[0];
+                c->output_write[s] = p[1];
+        }
+        return 0;
 }
 
 /* Every step in the order it happens. Until the state directory exists a
@@ -143,6 +179,8 @@ int container_create(const struct global_options *global, const struct create_re
         c.global = global;
         result->cgroup_path = NULL;
         result->console_master = -1;
+        result->output_read[0] = result->output_read[1] = -1;
+        result->output.out = result->output.err = 0;
         if (container_id_validate(req->id, err) < 0)
                 goto out;
         /* The program every container is made by: a missing or replaceable
@@ -163,7 +201,9 @@ int container_create(const struct global_options *global, const struct create_re
          * it is, and bound through that fd. */
         if (create_open_rootfs(&c, err) < 0)
                 goto out;
-        if (decide(global, &c, req->timeout_seconds, err) < 0)
+        if (decide(global, &c, req, err) < 0)
+                goto out;
+        if (output_pipes(&c, req, err) < 0)
                 goto out;
         if (ns_setup_prepare(c.config, &c.ns, err) < 0)
                 goto out;
@@ -257,6 +297,11 @@ int container_create(const struct global_options *global, const struct create_re
         container_cgroup_keep(&c.cgroup);
         result->pid = c.container_pid;
         result->timeout_seconds = c.timeout;
+        result->output = c.output;
+        for (int s = 0; s < 2; s++) {
+                result->output_read[s] = c.output_read[s];
+                c.output_read[s] = -1;
+        }
         result->cgroup_path = c.cgroup.cg.path ? strdup(c.cgroup.cg.path) : NULL;
         c.container_pid = 0;
         ret = 0;

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "spec/floor_runtime.h" /* struct output_request, output_limits */
+
 struct sb_error;
 struct global_options;
 
@@ -22,13 +24,22 @@ struct create_request {
         /* `run --timeout`: seconds, 0 for none; may only lower the limit
          * the operator and the annotation set (spec/floor_runtime.h). */
         int timeout_seconds;
+        /* A foreground `run` without --console-socket: sbrun forwards the
+         * container's output, so the output limits apply (the policy's,
+         * the annotation's and `output`, `run`'s options): a stream with a
+         * limit gets a pipe whose read end comes back in the result. */
+        bool forward_output;
+        struct output_request output;
 };
 
 struct create_result {
-        int pid;             /* the container process's host pid */
-        int console_master;  /* with console_to_caller, else -1 */
-        int timeout_seconds; /* the effective wall-clock limit, 0 for none */
-        char *cgroup_path;   /* the container's cgroup, NULL if none; caller frees */
+        int pid;                     /* the container process's host pid */
+        int console_master;          /* with console_to_caller, else -1 */
+        int timeout_seconds;         /* the effective wall-clock limit, 0 for none */
+        struct output_limits output; /* with forward_output; 0: none */
+        int output_read[2];          /* stdout's and stderr's pipe, -1 where inherited (no
+                              * limit, or a terminal: the pty is capped instead) */
+        char *cgroup_path;           /* the container's cgroup, NULL if none; caller frees */
 };
 
 int container_create(const struct global_options *global, const struct create_request *req,

@@ -20,6 +20,7 @@
 #include "common/strv.h"
 #include "spec/floor.h"
 #include "spec/floor_landlock.h"
+#include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
 struct global_options;
@@ -57,9 +58,11 @@ struct create_ctx {
         struct floor_seccomp floor;
         struct landlock_rules landlock; /* spec/floor_landlock.h */
         struct seccomp_setup seccomp;
-        struct net_devices net; /* linux.netDevices moved in, until committed */
-        int timeout;            /* effective wall-clock limit in seconds, 0: none */
-        char *created;          /* the record's "created" time */
+        struct net_devices net;              /* linux.netDevices moved in, until committed */
+        int timeout;                         /* effective wall-clock limit in seconds, 0: none */
+        struct output_limits output;         /* effective output limits (forward_output) */
+        int output_read[2], output_write[2]; /* stdout's, stderr's pipe, or -1 */
+        char *created;                       /* the record's "created" time */
 };
 
 void create_ctx_init(struct create_ctx *c);

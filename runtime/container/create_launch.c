@@ -55,6 +55,7 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
         struct strv argv = { 0 };
         struct launcher_config lc = {
                 .error_pipe = c->error_write,
+                .stdout_fd = c->output_write[0],
                 .preserve_fds = c->preserve_fds,
                 .userns_sync = c->userns_sync_child,
                 .attach_wait = c->attach_read,
@@ -104,6 +105,8 @@ int create_spawn(struct create_ctx *c, struct sb_error *err)
         close_fd(&c->fds[LFD_READY]);
         close_fd(&c->fds[LFD_INFO]);
         close_fd(&c->error_write);
+        close_fd(&c->output_write[0]);
+        close_fd(&c->output_write[1]);
         return attach_launcher(c, err);
 }
 

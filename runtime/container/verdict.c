@@ -27,6 +27,7 @@ const char *verdict_name(enum verdict_kind kind)
                 [VERDICT_WORKSPACE_FULL] = "workspace_full",
                 [VERDICT_TIMEOUT] = "timeout",
                 [VERDICT_SETUP_FAILED] = "setup_failed",
+                [VERDICT_OUTPUT_LIMIT] = "output_limit",
         };
         return names[kind];
 }
@@ -73,6 +74,16 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
                 v->kind = VERDICT_WORKSPACE_FULL;
 }
 
+void verdict_output_limit(struct verdict *v, const char *stream, int64_t bytes)
+{
+        if (v->kind == VERDICT_TIMEOUT)
+                return;
+        v->kind = VERDICT_OUTPUT_LIMIT;
+        v->exit_code = VERDICT_OUTPUT_LIMIT_CODE;
+        v->stream = stream;
+        v->bytes = bytes;
+}
+
 void verdict_release(struct verdict *v)
 {
         tmpfs_use_free(v->full, v->n_full);
@@ -85,6 +96,10 @@ void verdict_write_json(struct json_writer *w, const struct verdict *v)
         jw_kv_string(w, "verdict", verdict_name(v->kind));
         jw_kv_int(w, "exit_code", v->exit_code);
         jw_kv_int(w, "signal", v->signal);
+        if (v->kind == VERDICT_OUTPUT_LIMIT) {
+                jw_kv_string(w, "stream", v->stream);
+                jw_kv_int(w, "bytes", v->bytes);
+        }
         if (v->n_full == 0)
                 return;
         jw_kv_array_begin(w, "full");
@@ -151,7 +166,7 @@ static char *full_paths(const struct verdict *v)
 int verdict_record(const char *root, const char *id, const struct verdict *v, struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
-        char code[16], sig[16];
+        char code[16], sig[16], bytes[24];
         int ret = -1;
 
         struct oci_state *state = state_dir_open_state(root, id, &sd, err);
@@ -159,12 +174,16 @@ int verdict_record(const char *root, const char *id, const struct verdict *v, st
                 return -1;
         snprintf(code, sizeof(code), "%d", v->exit_code);
         snprintf(sig, sizeof(sig), "%d", v->signal);
+        snprintf(bytes, sizeof(bytes), "%lld", (long long)v->bytes);
+        bool output = v->kind == VERDICT_OUTPUT_LIMIT;
         _cleanup_free_ char *full = full_paths(v);
         if (full == NULL ||
             oci_state_set_marker(state, VERDICT_MARKER, verdict_name(v->kind)) < 0 ||
             oci_state_set_marker(state, VERDICT_EXIT_CODE_MARKER, code) < 0 ||
             oci_state_set_marker(state, VERDICT_SIGNAL_MARKER, sig) < 0 ||
-            (full[0] != '\0' && oci_state_set_marker(state, VERDICT_FULL_MARKER, full) < 0))
+            (full[0] != '\0' && oci_state_set_marker(state, VERDICT_FULL_MARKER, full) < 0) ||
+            (output && oci_state_set_marker(state, VERDICT_STREAM_MARKER, v->stream) < 0) ||
+            (output && oci_state_set_marker(state, VERDICT_BYTES_MARKER, bytes) < 0))
                 sb_fail(err, ENOMEM, "record the verdict of %s", id);
         else
                 ret = state_dir_save(&sd, state, err);

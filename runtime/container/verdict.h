@@ -11,6 +11,15 @@
  *                 executable is found by create, so it is setup_failed too.
  *   timeout       the wall-clock limit expired and sbrun killed the
  *                 container (signal 9, exit_code 137).
+ *   output_limit  a foreground `run` read more of the container's stdout
+ *                 or stderr than its output limit and killed the container
+ *                 (runtime/container/output_cap.h): "stream" names it
+ *                 ("stdout", "stderr") and "bytes" is what was forwarded of
+ *                 it, the limit. exit_code is VERDICT_OUTPUT_LIMIT_CODE
+ *                 (125), which no other verdict gives (1 is setup_failed's,
+ *                 126 and 127 a missing or non-executable program's, 128+N
+ *                 a signal's); signal is the one that ended the container
+ *                 process (9 as a rule).
  *   oom           the container's cgroup counts an OOM kill (memory.events
  *                 oom_kill > 0), whatever process it hit.
  *   pids_limit    the cgroup counts refused forks (pids.events max > 0)
@@ -37,6 +46,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "runtime/container/tmpfs_watch.h"
 
@@ -51,7 +61,10 @@ enum verdict_kind {
         VERDICT_WORKSPACE_FULL,
         VERDICT_TIMEOUT,
         VERDICT_SETUP_FAILED,
+        VERDICT_OUTPUT_LIMIT,
 };
+
+#define VERDICT_OUTPUT_LIMIT_CODE 125
 
 struct verdict {
         enum verdict_kind kind;
@@ -59,6 +72,8 @@ struct verdict {
         int signal;
         struct tmpfs_use *full; /* set before verdict_classify; verdict_release frees */
         size_t n_full;
+        const char *stream; /* output_limit: "stdout" or "stderr" */
+        int64_t bytes;      /* output_limit: what was forwarded of it */
 };
 
 void verdict_release(struct verdict *v);
@@ -73,13 +88,20 @@ static inline void verdict_releasep(struct verdict *v)
 #define VERDICT_MARKER "verdict"
 #define VERDICT_EXIT_CODE_MARKER "exit_code"
 #define VERDICT_SIGNAL_MARKER "signal"
-#define VERDICT_FULL_MARKER "full" /* the full tmpfs' paths, comma-separated */
+#define VERDICT_FULL_MARKER "full"     /* the full tmpfs' paths, comma-separated */
+#define VERDICT_STREAM_MARKER "stream" /* output_limit's stream */
+#define VERDICT_BYTES_MARKER "bytes"   /* and what was forwarded of it */
 
 const char *verdict_name(enum verdict_kind kind);
 
 /* From a waitpid status; cgroup_path (may be NULL) is read for the OOM and
  * pids counters, so call it before the cgroup is destroyed. */
 void verdict_classify(struct verdict *v, int status, bool timed_out, const char *cgroup_path);
+
+/* After verdict_classify: the output limit of stream ("stdout",
+ * "stderr", a literal) tripped after bytes were forwarded. Wins over every
+ * verdict but timeout (a wall clock that fired first). */
+void verdict_output_limit(struct verdict *v, const char *stream, int64_t bytes);
 
 int verdict_write_file(const char *path, const struct verdict *v, struct sb_error *err);
 /* Its members ("verdict", "exit_code", "signal") into an open object. */

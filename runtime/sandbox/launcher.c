@@ -198,6 +198,9 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
         error_pipe = fcntl(lc->error_pipe, F_DUPFD_CLOEXEC, floor);
         if (error_pipe < 0)
                 launcher_die(*ready_fd, "launcher: dup", errno);
+        if (lc->stdout_fd >= 0 &&
+            (lc->stdout_fd = fcntl(lc->stdout_fd, F_DUPFD_CLOEXEC, floor)) < 0)
+                launcher_die(*ready_fd, "launcher: dup", errno);
         for (int i = 0; i < LFD_COUNT; i++) {
                 int target = launcher_fd_number(lc->preserve_fds, (enum launcher_fd)i);
                 /* dup2 leaves the target without FD_CLOEXEC: these cross the exec. */
@@ -217,6 +220,8 @@ static void arrange_fds(struct launcher_config *lc, int *ready_fd)
         }
         if (dup2(error_pipe, STDERR_FILENO) < 0)
                 launcher_die(*ready_fd, "launcher: dup2 stderr", errno);
+        if (lc->stdout_fd >= 0 && dup2(lc->stdout_fd, STDOUT_FILENO) < 0)
+                launcher_die(*ready_fd, "launcher: dup2 stdout", errno);
 }
 
 pid_t launcher_spawn(const struct launcher_config *lc, struct sb_error *err)

@@ -41,6 +41,7 @@ static inline int launcher_fd_number(int preserve_fds, enum launcher_fd which)
 struct launcher_config {
         int fds[LFD_COUNT]; /* sources in the parent, all O_CLOEXEC */
         int error_pipe;     /* becomes the launcher's stderr (bwrap's messages) */
+        int stdout_fd;      /* becomes its stdout (the container's), -1: inherited */
         int preserve_fds;
         int ns_fds[OCI_NS_COUNT];   /* namespaces to join (setns), -1 for none */
         bool unshare[OCI_NS_COUNT]; /* namespaces the launcher makes itself */

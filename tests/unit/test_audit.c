@@ -151,6 +151,16 @@ static void test_record_read_back(void **state)
         assert_int_equal(r->uid, 0);
         assert_string_equal(r->detail, "workspace_full exit_code=1 full=/work(inodes)");
         audit_record_free(r);
+
+        /* output_limit names its stream and the bytes forwarded. */
+        const char *capped =
+                "{\"time\":\"2026-12-05T10:00:00.000000002Z\",\"event\":\"verdict\",\"id\":\"c2\","
+                "\"verdict\":\"output_limit\",\"exit_code\":125,\"signal\":9,"
+                "\"stream\":\"stderr\",\"bytes\":65536}";
+        r = audit_record_parse(capped, strlen(capped), &err);
+        assert_non_null(r);
+        assert_string_equal(r->detail, "output_limit exit_code=125 stderr bytes=65536");
+        audit_record_free(r);
         assert_null(audit_record_parse("{\"event\":", 9, &err));
         sb_error_clear(&err);
         assert_null(audit_record_parse("[1]", 3, &err));

@@ -346,6 +346,14 @@ static void test_policy_text(void **state)
         expect_text_error("[]", 2, "policy p.json: expected a JSON object");
         expect_text_error("{", 1, "policy p.json: ");
         expect_text_error("{\"cgroup\": {}}", 14, "policy p.json: cgroup: unknown setting");
+        expect_text_error("{\"limits\": {\"output\": 0}}", 25,
+                          "policy p.json: limits.output: expected a positive size");
+        expect_text_error("{\"limits\": {\"stdout\": 1}}", 25,
+                          "policy p.json: limits.stdout: unknown setting");
+        static const char limits[] = "{\"limits\": {\"output\": \"16m\"}}";
+        assert_int_equal(operator_policy_parse(limits, strlen(limits), "p.json", &policy, &err), 0);
+        assert_int_equal(policy.output_limit, 16 << 20);
+        operator_policy_release(&policy);
         expect_text_error("{\"floor\": {\"devices\": [\"/dev/fuse\", 1]}}", 40,
                           "policy p.json: floor.devices[1]");
 }

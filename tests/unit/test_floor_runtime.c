@@ -182,10 +182,122 @@ static void test_opt_out_runs_unenforced_and_says_so(void **state)
         floor_report_release(&report);
 }
 
+static int output(int64_t ceiling, enum policy_profile own, enum policy_profile profile,
+                  const char *annotation, const struct output_request *req,
+                  struct output_limits *limits, struct floor_report *report, struct sb_error *err)
+{
+        struct oci_kv kv = { (char *)OUTPUT_LIMIT_ANNOTATION, (char *)annotation };
+        struct oci_config config = { 0 };
+        struct operator_policy p = policy_with(0, true);
+
+        p.output_limit = ceiling;
+        p.profile = own;
+        if (annotation != NULL) {
+                config.annotations = &kv;
+                config.n_annotations = 1;
+        }
+        return floor_output_limit(&p, profile, &config, req, limits, report, err);
+}
+
+/* standard has no output ceiling, strict 16 MiB; the operator's replaces
+ * the default of its own profile, and a stricter profile keeps the lower. */
+static void test_output_ceiling_by_profile(void **state)
+{
+        struct floor_report report = { 0 };
+        struct sb_error err = { 0 };
+        struct output_limits l;
+
+        (void)state;
+        assert_int_equal(output(0, POLICY_STANDARD, POLICY_STANDARD, NULL, NULL, &l, &report, &err),
+                         0);
+        assert_int_equal(l.out, 0);
+        assert_int_equal(l.err, 0);
+        assert_int_equal(output(0, POLICY_STANDARD, POLICY_STRICT, NULL, NULL, &l, &report, &err),
+                         0);
+        assert_int_equal(l.out, 16 << 20);
+        assert_int_equal(l.err, 16 << 20);
+        /* The operator's own profile: its value replaces the default. */
+        assert_int_equal(
+                output(64 << 20, POLICY_STRICT, POLICY_STRICT, NULL, NULL, &l, &report, &err), 0);
+        assert_int_equal(l.out, 64 << 20);
+        /* strict picked by annotation under a standard policy: the lower. */
+        assert_int_equal(
+                output(64 << 20, POLICY_STANDARD, POLICY_STRICT, NULL, NULL, &l, &report, &err), 0);
+        assert_int_equal(l.out, 16 << 20);
+        assert_int_equal(
+                output(4096, POLICY_STANDARD, POLICY_STRICT, NULL, NULL, &l, &report, &err), 0);
+        assert_int_equal(l.out, 4096);
+        assert_int_equal(report.n, 0);
+        floor_report_release(&report);
+}
+
+static void test_output_requests_only_lower(void **state)
+{
+        struct floor_report report = { 0 };
+        struct sb_error err = { 0 };
+        struct output_limits l;
+        struct output_request req = { .both = 1 << 20 };
+
+        (void)state;
+        /* Above the ceiling: clamped and recorded. */
+        assert_int_equal(
+                output(4096, POLICY_STANDARD, POLICY_STANDARD, NULL, &req, &l, &report, &err), 0);
+        assert_int_equal(l.out, 4096);
+        assert_int_equal(l.err, 4096);
+        assert_true(report.n >= 1);
+        assert_int_equal(report.changes[0].action, FLOOR_CLAMPED);
+        assert_string_equal(report.changes[0].field, "--output-limit");
+        assert_non_null(strstr(report.changes[0].rule, "limits.output"));
+        floor_report_release(&report);
+        memset(&report, 0, sizeof(report));
+
+        /* A stream's own option wins over --output-limit for that stream. */
+        req = (struct output_request){ .both = 1000, .err = 10 };
+        assert_int_equal(output(0, POLICY_STANDARD, POLICY_STANDARD, NULL, &req, &l, &report, &err),
+                         0);
+        assert_int_equal(l.out, 1000);
+        assert_int_equal(l.err, 10);
+        /* The annotation lowers the ceiling too, and binds the options. */
+        req = (struct output_request){ .out = 1 << 20 };
+        assert_int_equal(output(0, POLICY_STANDARD, POLICY_STANDARD, "2k", &req, &l, &report, &err),
+                         0);
+        assert_int_equal(l.out, 2048);
+        assert_int_equal(l.err, 2048);
+        assert_int_equal(report.n, 1);
+        assert_string_equal(report.changes[0].field, "--stdout-limit");
+        floor_report_release(&report);
+        memset(&report, 0, sizeof(report));
+        assert_int_equal(
+                output(4096, POLICY_STANDARD, POLICY_STANDARD, "1g", NULL, &l, &report, &err), 0);
+        assert_int_equal(l.out, 4096);
+        assert_string_equal(report.changes[0].field, "annotations." OUTPUT_LIMIT_ANNOTATION);
+        floor_report_release(&report);
+}
+
+static void test_bad_output_annotation_is_an_error_naming_it(void **state)
+{
+        struct floor_report report = { 0 };
+        struct sb_error err = { 0 };
+        struct output_limits l;
+
+        (void)state;
+        assert_int_equal(output(0, POLICY_STANDARD, POLICY_STANDARD, "0", NULL, &l, &report, &err),
+                         -1);
+        assert_non_null(strstr(err.msg, "annotations.run.sbrun.output_limit: \"0\""));
+        sb_error_clear(&err);
+        assert_int_equal(
+                output(0, POLICY_STANDARD, POLICY_STANDARD, "1.5m", NULL, &l, &report, &err), -1);
+        sb_error_clear(&err);
+        floor_report_release(&report);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_annotation_above_ceiling_is_clamped),
+                cmocka_unit_test(test_output_ceiling_by_profile),
+                cmocka_unit_test(test_output_requests_only_lower),
+                cmocka_unit_test(test_bad_output_annotation_is_an_error_naming_it),
                 cmocka_unit_test(test_lower_requests_lower_the_limit),
                 cmocka_unit_test(test_no_ceiling_no_request_no_limit),
                 cmocka_unit_test(test_bad_annotation_is_an_error_naming_it),
