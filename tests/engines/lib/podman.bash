@@ -159,9 +159,11 @@ podman() {
         timeout -k 5 100 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" "$@" 3>&-
 }
 
-# pm_pty_run: tests/helpers/pty_run.c (a command on a new pty), built once.
+# pm_pty_run: tests/helpers/pty_run.c (a command on a new pty), built once;
+# or SBRUN_PTY_RUN, built beforehand (the trixie guest has no compiler:
+# tests/run-all.sh builds it static on the host).
 pm_pty_run() {
-        local bin=$PM_DIR/pty_run
+        local bin=${SBRUN_PTY_RUN:-$PM_DIR/pty_run}
         [ -x "$bin" ] || cc -O2 -Wall -o "$bin" "$SBRUN_SRCDIR/tests/helpers/pty_run.c" ||
                 fail "cannot build tests/helpers/pty_run.c"
         echo "$bin"
