@@ -8,10 +8,10 @@
 #
 #   tests/vm/run.sh --guest trixie -e SBRUN=$PWD/sbrun tests/vm/trixie-suite.sh --tap
 #
-# It runs every tests/vm/trixie_*.bats (sorted), then the files of the
-# Debian 12 guests that hold on trixie as they are (the systemd guest's
-# podman, rootless, containerd and cgroup-driver files, the 512 KiB cases),
-# and tests/engines/podman.bats with podman's own cgroup manager. It refuses
+# It runs every tests/vm/trixie_*.bats (sorted), then the Debian 12 guests'
+# files as they are: every systemd_*.bats (the systemd guest's suite, which
+# CI runs only here), memory_limit.bats's 512 KiB cases; and
+# tests/engines/podman.bats with podman's own cgroup manager. It refuses
 # to run anywhere but in that guest. Extra arguments go to bats.
 #
 # --plan (on the host, before the guest boots): print the name of every test
@@ -34,14 +34,22 @@ suite() {
 	# engines of Debian 13, sbrun beside crun.
 	mapfile -t own <<<"$(printf '%s\n' "$here"/trixie_*.bats | LC_ALL=C sort)"
 	sel "${own[@]}"
-	# systemd 257's answers to sbrun's systemd driver (scopes, slices,
-	# properties, daemon-reload, the private socket and the bus), and
-	# cgroupfs on a systemd host.
-	sel "$here/systemd_host.bats" "$here/systemd_cgroup.bats"
-	# podman 5 rootful with the systemd cgroup manager (libpod-ID.scope,
-	# update, pause), rootless podman 5 under systemd --user, containerd
-	# 1.7 with SystemdCgroup = true (a CRI pod) and ctr run.
-	sel "$here/systemd_podman.bats" "$here/systemd_rootless.bats" "$here/systemd_containerd.bats"
+	# The Debian 12 systemd guest's suite (tests/vm/systemd-suite.sh),
+	# every systemd_*.bats, against systemd 257 and Debian 13's engines:
+	# sbrun's systemd driver (scopes, slices, properties, daemon-reload,
+	# the private socket and the bus), cgroupfs on a systemd host, the
+	# journald audit trail, podman 5 rootful with the systemd cgroup
+	# manager (libpod-ID.scope, update, pause), rootless podman 5 under
+	# systemd --user, containerd 1.7 with SystemdCgroup = true (a CRI pod)
+	# and ctr run, and the fault walk with the systemd driver when
+	# SBRUN_FAULTS is there. CI runs them here only (tests/run-all.sh).
+	mapfile -t sd <<<"$(printf '%s\n' "$here"/systemd_*.bats | LC_ALL=C sort)"
+	if [ -z "${SBRUN_FAULTS:-}" ] || [ "${SBRUN_VM_FAULTS:-1}" = 0 ]; then
+		mapfile -t sd <<<"$(printf '%s\n' "${sd[@]}" | grep -v '/systemd_faults\.bats$')"
+		[ "$SUITE_MODE" = plan ] ||
+			echo "trixie-suite: no SBRUN_FAULTS or SBRUN_VM_FAULTS=0: the fault walk with the systemd driver is left out" >&2
+	fi
+	sel "${sd[@]}"
 	# The 512 KiB cases (tmpfs and ext4 bundles; 9p is the Debian 12
 	# guest's) and an exec at the memory limit, then teardown.
 	sel -f '^(512 KiB memory limit: (/bin/echo hi runs .*\(bundle on (tmpfs|ext4)\)|the cgroup namespace|the container.s pid 1)|exec into a container at its memory limit)' \
