@@ -71,7 +71,7 @@ both() {
                 run as_user sh -c "cd && podman --runtime '$path'$q"
                 printf -v "RT_status_$rt" '%s' "$status"
                 printf -v "RT_out_$rt" '%s' "$output"
-                echo "# $name, $rt: status $status: $output" >&3
+                printf '%s\n' "$name, $rt: status $status: $output" | sed 's/^/# /' >&3
         done
         [ "$RT_status_crun" -eq 0 ] || fail "$name with crun: status $RT_status_crun: $RT_out_crun"
 }
