@@ -28,13 +28,13 @@ setup_file() {
 
 teardown_file() {
         sed -i '/^containers:/d' /etc/subuid /etc/subgid
-        # netavark's bridge, its firewall rules and its IPAM database are
-        # the guest's (tests/engines/lib/podman.bash would report the
+        # netavark's bridge, its firewall rules and state, and its IPAM
+        # database are the guest's (tests/engines/lib/podman.bash would report the
         # database as a changed system path): gone with the last container,
         # or here.
         ip link del podman0 2>/dev/null || true
-        rm -f /run/containers/networks/ipam.db
-        rm -rf /run/containers/networks/aardvark-dns
+        rm -rf /run/containers/networks/ipam.db /run/containers/networks/aardvark-dns \
+                /run/containers/networks/firewall
         pm_teardown_file
 }
 

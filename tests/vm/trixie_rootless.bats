@@ -34,7 +34,10 @@ setup_file() {
         done
         [ -S "$RL_RUNTIME_DIR/systemd/private" ] ||
                 fail "no systemd --user for $RL_USER: $(systemctl status "user@$RL_UID.service" 2>&1 | tail -5)"
-        rl_podman_configure "$SBRUN_REAL" "$BATS_FILE_TMPDIR/busybox.tar"
+        # The image where the user may read it (bats' own dirs are 0700).
+        IMG_DIR=$(mktemp -d /tmp/sbrl-img.XXXXXX) && chmod 0755 "$IMG_DIR" || fail "mktemp"
+        export IMG_DIR
+        rl_podman_configure "$SBRUN_REAL" "$IMG_DIR/busybox.tar"
         # The distro's network default (pasta) instead of the helper's
         # "none", which Debian 12's guest needs (no /dev/net/tun there for
         # slirp4netns).
@@ -52,6 +55,7 @@ teardown_file() {
                 rl_user_remove
         fi
         ip link del "$NET_DEV" 2>/dev/null || true
+        [ -z "${IMG_DIR:-}" ] || rm -rf "$IMG_DIR"
 }
 
 teardown() {
