@@ -189,6 +189,12 @@ pm_drop_netavark_run_dir() {
         local before=$PM_DIR/system.before mtime
         [ -d /run/containers/networks ] || return 0
         grep -q '^/run/containers/networks ' "$before" && return 0
+        # podman 5's netavark (Debian 13: tests/vm/trixie-suite.sh) also
+        # keeps its firewall state, aardvark-dns's and the IPAM database
+        # there once a pod or kube play ran: netavark's own state, in the
+        # directory the suite made.
+        rm -rf /run/containers/networks/firewall /run/containers/networks/aardvark-dns \
+                /run/containers/networks/aardvark.lock /run/containers/networks/ipam.db
         rmdir /run/containers/networks 2>/dev/null || return 0
         mtime=$(awk '$1 == "/run/containers" { print $4 }' "$before")
         if [ -z "$mtime" ]; then
