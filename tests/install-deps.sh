@@ -1,6 +1,7 @@
 #!/bin/sh
 # install-deps.sh: everything sbrun needs to build and run its tests on a
-# fresh Debian 12 machine, as root. Idempotent and quiet.
+# fresh Debian 12 machine, as root. Idempotent and quiet. (mmdebstrap builds
+# the VM lane's Debian 13 guest: tests/vm/setup.sh --guest trixie.)
 set -eu
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -23,6 +24,7 @@ packages="
         python3-grpcio python3-grpc-tools python3-yaml
         podman conmon crun runc
         uidmap slirp4netns fuse-overlayfs
+        mmdebstrap
         strace hyperfine gnuplot-nox
         debhelper lintian mmdebstrap fakeroot dpkg-dev
 "

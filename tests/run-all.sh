@@ -6,13 +6,18 @@
 # Lanes, each one line of the summary with its wall time and budget:
 #   vm          tests/vm/cgroups-suite.sh in a qemu guest (real cgroup v2),
 #               started first, in the background: it is the longest lane
-#   vm-systemd  tests/vm/systemd-suite.sh in a second guest whose PID 1 is
-#               systemd (tests/vm/run.sh --systemd), in the same background
-#               job right after vm's guest ends: never two guests at once
+#   vm-trixie   tests/vm/trixie-suite.sh in a second guest, Debian 13's
+#               kernel and tree with its systemd as PID 1 (tests/vm/run.sh
+#               --guest trixie), in the same background job right after vm's
+#               guest ends: never two guests at once. Its tree is built
+#               (tests/vm/setup.sh --guest trixie) in the background from the
+#               start. It holds the Debian 12 systemd guest's files
+#               (tests/vm/systemd_*.bats), which CI no longer boots: that
+#               guest would not fit in the hour beside it
 #   vm-nolandlock
 #               tests/vm/nolandlock-suite.sh in a third, short guest whose
 #               kernel boots without Landlock (tests/vm/run.sh --no-landlock),
-#               in the same job after vm-systemd's guest
+#               in the same job after vm-trixie's guest
 #   unit        the cmocka binaries of the build tree (tests/unit/test_*)
 #   integration, adversarial, engines, faults, rootless, selftest, ...
 #               each directory of bats files under tests/ (but vm), under a
@@ -44,7 +49,7 @@
 # would have run, and refused when CI=true: SBRUN_VM_LANE=0 (the VM lanes),
 # SBRUN_ASAN_LANE=0, SBRUN_FUZZ=0, SBRUN_BATS_EXCLUDE="DIR ..." (tests/DIR).
 # The guests' timeouts: SBRUN_VM_TIMEOUT (vm, 3000 s),
-# SBRUN_VM_SYSTEMD_TIMEOUT (vm-systemd, 1200 s) and
+# SBRUN_VM_TRIXIE_TIMEOUT (vm-trixie, 1800 s) and
 # SBRUN_VM_NOLANDLOCK_TIMEOUT (vm-nolandlock, 600 s).
 # SBRUN_RUN_ROLE=asan is tests/asan.sh's own run (its lane selection).
 set -uo pipefail
@@ -71,7 +76,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
         [rootless]=300 [engines]=600
         [faults]=300 [package]=900 [selftest]=120 [bench]=300 [format]=60 [fuzz]=600
-        [asan]=1500 [vm]=3000 [vm-systemd]=900 [vm-nolandlock]=180 [leftovers]=30)
+        [asan]=1500 [vm]=3000 [vm-trixie]=1200 [vm-nolandlock]=180 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
 # behind them; not the soak, scale, race and timing files (hundreds of
@@ -175,11 +180,11 @@ trap 'stop_lanes; exit 129' HUP
 # This host (and CI) is a hybrid cgroup v1/v2 machine where sbrun fails
 # closed; the cgroup tests run in a qemu guest with a pure v2 hierarchy and
 # no opt-out policy (tests/vm/README.md). It is the longest lane (TCG), so it
-# starts before the host lanes and runs beside them. The vm-systemd lane's
-# guest (systemd as PID 1) boots in the same job when the first one has
-# ended: the machine has two cores, and two guests under TCG beside the host
-# lanes would starve all three. The vm-nolandlock lane's guest (a kernel
-# without Landlock) boots third, in the same job.
+# starts before the host lanes and runs beside them. The vm-trixie lane's
+# guest (Debian 13, systemd as PID 1) boots in the same job when the first
+# one has ended: the machine has two cores, and two guests under TCG beside
+# the host lanes would starve all three. The vm-nolandlock lane's guest (a
+# kernel without Landlock) boots third, in the same job.
 vm_lane=0
 vm_env=()
 if [ "$role" = all ]; then
@@ -187,15 +192,15 @@ if [ "$role" = all ]; then
         SBRUN_FAULTS=${SBRUN_FAULTS:-} "$SBRUN_SRCDIR/tests/vm/cgroups-suite.sh" --plan \
                 >"$SBRUN_TEST_TMP/vm.plan" 2>"$SBRUN_TEST_TMP/vm.plan.err" ||
                 echo "# tests/vm/cgroups-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm.plan.err")"
-        "$SBRUN_SRCDIR/tests/vm/systemd-suite.sh" --plan \
-                >"$SBRUN_TEST_TMP/vm-systemd.plan" 2>"$SBRUN_TEST_TMP/vm-systemd.plan.err" ||
-                echo "# tests/vm/systemd-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-systemd.plan.err")"
+        SBRUN_FAULTS=${SBRUN_FAULTS:-} "$SBRUN_SRCDIR/tests/vm/trixie-suite.sh" --plan \
+                >"$SBRUN_TEST_TMP/vm-trixie.plan" 2>"$SBRUN_TEST_TMP/vm-trixie.plan.err" ||
+                echo "# tests/vm/trixie-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-trixie.plan.err")"
         "$SBRUN_SRCDIR/tests/vm/nolandlock-suite.sh" --plan \
                 >"$SBRUN_TEST_TMP/vm-nolandlock.plan" 2>"$SBRUN_TEST_TMP/vm-nolandlock.plan.err" ||
                 echo "# tests/vm/nolandlock-suite.sh --plan failed: $(tail -n 1 "$SBRUN_TEST_TMP/vm-nolandlock.plan.err")"
         if [ "${SBRUN_VM_LANE:-1}" = 0 ]; then
                 lane_skipped vm "$(grep -c '' "$SBRUN_TEST_TMP/vm.plan")" "SBRUN_VM_LANE=0"
-                lane_skipped vm-systemd "$(grep -c '' "$SBRUN_TEST_TMP/vm-systemd.plan")" "SBRUN_VM_LANE=0"
+                lane_skipped vm-trixie "$(grep -c '' "$SBRUN_TEST_TMP/vm-trixie.plan")" "SBRUN_VM_LANE=0"
                 lane_skipped vm-nolandlock "$(grep -c '' "$SBRUN_TEST_TMP/vm-nolandlock.plan")" "SBRUN_VM_LANE=0"
         else
                 vm_lane=1
@@ -222,8 +227,8 @@ vm_guest() {
 
 if [ "$vm_lane" = 1 ]; then
         echo "# vm (cgroup v2 in qemu, in the background: $SBRUN_TEST_TMP/vm.tap)"
-        echo "# vm-systemd (systemd as PID 1 in qemu, after vm's guest: $SBRUN_TEST_TMP/vm-systemd.tap)"
-        echo "# vm-nolandlock (a kernel without Landlock in qemu, after vm-systemd's guest: $SBRUN_TEST_TMP/vm-nolandlock.tap)"
+        echo "# vm-trixie (Debian 13 in qemu, after vm's guest: $SBRUN_TEST_TMP/vm-trixie.tap)"
+        echo "# vm-nolandlock (a kernel without Landlock in qemu, after vm-trixie's guest: $SBRUN_TEST_TMP/vm-nolandlock.tap)"
         vm_start=$SECONDS
         # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
@@ -245,21 +250,41 @@ if [ "$vm_lane" = 1 ]; then
                 "$SBRUN_SRCDIR/tests/helpers/floor_attack.c" -lpthread; then
                 vm_env+=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
+        # The trixie guest has no compiler: the pty helper of
+        # tests/engines/podman.bats's -it test, built here.
+        trixie_env=()
+        if cc -O2 -Wall -static -o "$vm_bin/pty_run" "$SBRUN_SRCDIR/tests/helpers/pty_run.c"; then
+                trixie_env+=(-e SBRUN_PTY_RUN="$vm_bin/pty_run")
+        fi
         (
+                # The trixie tree (mmdebstrap: network and dpkg, a minute or
+                # two the first time, a second once cached), beside the first
+                # guest.
+                "$SBRUN_SRCDIR/tests/vm/setup.sh" --guest trixie >"$SBRUN_TEST_TMP/vm-trixie-setup.log" 2>&1 &
+                trixie_setup=$!
                 if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
                         # Under TCG, beside the host lanes: 50 minutes at most.
                         vm_guest vm vm-guest "${SBRUN_VM_TIMEOUT:-3000}" --share "$SBRUN_SRCDIR" \
                                 -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap
-                        # Then the systemd guest, once the first has ended: one at a time.
-                        vm_guest vm-systemd vm-systemd-guest "${SBRUN_VM_SYSTEMD_TIMEOUT:-1200}" --systemd \
-                                --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
-                                tests/vm/systemd-suite.sh --tap
+                        # Then Debian 13, once the first has ended: one at a
+                        # time. Its / is the trixie tree: sbrun and the rest of
+                        # vm_bin come in through --host-dir.
+                        if wait "$trixie_setup"; then
+                                vm_guest vm-trixie vm-trixie-guest "${SBRUN_VM_TRIXIE_TIMEOUT:-1800}" --guest trixie \
+                                        --share "$SBRUN_SRCDIR" --host-dir "$vm_bin" -e SBRUN="$vm_bin/sbrun" \
+                                        "${vm_env[@]}" "${trixie_env[@]}" tests/vm/trixie-suite.sh --tap
+                        else
+                                tail -n 20 "$SBRUN_TEST_TMP/vm-trixie-setup.log" >"$SBRUN_TEST_TMP/vm-trixie.tap"
+                                echo "not ok - tests/vm/setup.sh --guest trixie failed" >>"$SBRUN_TEST_TMP/vm-trixie.tap"
+                                echo 1 >"$SBRUN_TEST_TMP/vm-trixie.rc"
+                        fi
                         # Then the kernel without Landlock: a handful of tests.
                         vm_guest vm-nolandlock vm-nolandlock-guest "${SBRUN_VM_NOLANDLOCK_TIMEOUT:-600}" \
                                 --no-landlock --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
                                 tests/vm/nolandlock-suite.sh --tap
                 else
-                        for lane in vm vm-systemd vm-nolandlock; do
+                        wait "$trixie_setup"
+                        for lane in vm vm-trixie vm-nolandlock; do
                                 tail -n 20 "$SBRUN_TEST_TMP/vm-setup.log" >"$SBRUN_TEST_TMP/$lane.tap"
                                 echo "not ok - tests/vm/setup.sh failed" >>"$SBRUN_TEST_TMP/$lane.tap"
                                 echo 1 >"$SBRUN_TEST_TMP/$lane.rc"
@@ -505,7 +530,7 @@ if [ "$vm_lane" = 1 ]; then
         echo "# waiting for the VM lanes"
         wait "$vm_job"
         vm_lane_tap vm "$vm_start"
-        vm_lane_tap vm-systemd "$(cat "$SBRUN_TEST_TMP/vm-systemd.start" 2>/dev/null || echo "$SECONDS")"
+        vm_lane_tap vm-trixie "$(cat "$SBRUN_TEST_TMP/vm-trixie.start" 2>/dev/null || echo "$SECONDS")"
         vm_lane_tap vm-nolandlock "$(cat "$SBRUN_TEST_TMP/vm-nolandlock.start" 2>/dev/null || echo "$SECONDS")"
 fi
 
@@ -529,10 +554,10 @@ leftovers() {
         fi
         # "[/]tmp/..." matches the test dir but not grep's own command line;
         # test.* are the bats tests' dirs (bwrap names the bundle), vm-guest,
-        # vm-systemd-guest and vm-nolandlock-guest the VM lanes' qemu (its
+        # vm-trixie-guest and vm-nolandlock-guest the VM lanes' qemu (its
         # -name); the ASan lane's make and bats name its build dir.
         local a=${asan_build:-$t/no-asan-lane}
-        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest|vm-systemd-guest|vm-nolandlock-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
+        grep -lsE -- "[${t:0:1}]${t:1}/(test\.|vm-guest|vm-trixie-guest|vm-nolandlock-guest)|[${a:0:1}]${a:1}/" /proc/[0-9]*/cmdline 2>/dev/null |
                 while read -r f; do
                         pid=$(cut -d/ -f3 <<<"$f")
                         echo "process $pid: $(tr '\0' ' ' <"$f" 2>/dev/null)"

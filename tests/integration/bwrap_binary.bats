@@ -181,3 +181,25 @@ assert_nothing_made() {
                 <<<"$output" || fail "$output"
         [ ! -e "$MARKER" ] || fail "--version ran a group-writable bwrap"
 }
+
+# version_bwrap VERSION: an ELF stand-in whose --version prints VERSION.
+version_bwrap() {
+        printf '#include <stdio.h>\nint main(void) { puts("%s"); return 0; }\n' "$1" |
+                cc -x c -o "$FIXTURE_BWRAP" - || fail "cannot build a stand-in bwrap"
+        chmod 0755 "$FIXTURE_BWRAP"
+}
+
+@test "sbrun check: a tested bwrap version (Debian 13's 0.12.0) is ok; another warns, naming the build's and the tested versions" {
+        local pol=() build
+        [ -z "$SB_POLICY" ] || pol=(--policy "$SB_POLICY")
+        build=$(bwrap --version)
+        version_bwrap "bubblewrap 0.12.0"
+        run "$FIXTURE_SBRUN" "${pol[@]}" check --format json
+        [ "$(jq -r '.items[] | select(.item == "bwrap") | "\(.status) \(.detail)"' <<<"$output")" = \
+                "ok $FIXTURE_BWRAP: bubblewrap 0.12.0" ] || fail "0.12.0: $output"
+        version_bwrap "bubblewrap 0.9.0"
+        run "$FIXTURE_SBRUN" "${pol[@]}" check --format json
+        [ "$(jq -r '.items[] | select(.item == "bwrap") | "\(.status) \(.detail)"' <<<"$output")" = \
+                "warn $FIXTURE_BWRAP: bubblewrap 0.9.0 (sbrun was built against $build and is tested with bubblewrap 0.8.0 and 0.12.0)" ] ||
+                fail "0.9.0: $output"
+}

@@ -23,14 +23,14 @@ setup() {
         for t in one two three; do
                 printf '@%s "alpha %s" { true; }\n' test "$t"
         done >"$src/tests/integration/a.bats"
-        # The VM lanes: vm's plan has three tests, vm-systemd's two,
+        # The VM lanes: vm's plan has three tests, vm-trixie's two,
         # vm-nolandlock's one; how each guest ends is the test's. Each guest notes in guests.log when it
         # begins and ends, and whether the sbrun copy it was given is there.
         cat >"$src/tests/vm/cgroups-suite.sh" <<'B'
 #!/bin/bash
 [ "$1" = --plan ] && printf 'vm one\nvm two\nvm three\n'
 B
-        cat >"$src/tests/vm/systemd-suite.sh" <<'B'
+        cat >"$src/tests/vm/trixie-suite.sh" <<'B'
 #!/bin/bash
 [ "$1" = --plan ] && printf 'sd one\nsd two\n'
 B
@@ -46,7 +46,7 @@ for a; do case $a in SBRUN=*) [ -x "${a#SBRUN=}" ] || echo "${SBRUN_VM_NAME##*/}
 echo "${SBRUN_VM_NAME##*/} begin" >>"$log"
 trap 'echo "${SBRUN_VM_NAME##*/} end" >>"$log"' EXIT
 case $1 in
---systemd) cmd=${SELF_VM_SYSTEMD:-"printf '1..2\nok 1 sd one\nok 2 sd two\n'"} ;;
+--guest) cmd=${SELF_VM_TRIXIE:-"printf '1..2\nok 1 sd one\nok 2 sd two\n'"} ;;
 --no-landlock) cmd=${SELF_VM_NOLANDLOCK:-"printf '1..1\nok 1 nl one\n'"} ;;
 *) cmd=${SELF_VM:-"sleep 1; printf '1..3\nok 1 vm one\nok 2 vm two\nok 3 vm three\n'"} ;;
 esac
@@ -96,28 +96,28 @@ lane_sum() {
 @test "selftest: every lane passing: the last line is the sum of the lane lines, each test once" {
         run_all
         [ "$status" -eq 0 ]
-        # unit 2, alpha 3, bench 1, format 1, fuzz 2, vm 3, vm-systemd 2,
+        # unit 2, alpha 3, bench 1, format 1, fuzz 2, vm 3, vm-trixie 2,
         # vm-nolandlock 1, leftovers 1; asan adds nothing.
         [ "$last" = "16 passed, 0 failed" ]
         [ "$(lane_sum)" = "$last" ]
         [[ $output == *"# asan: 0 passed, 0 failed in "*"reran 5 tests of the lanes above: 5 passed, 0 failed"* ]]
         [[ $output =~ \#\ vm:\ 3\ passed,\ 0\ failed\ in\ [0-9]+s ]]
-        [[ $output =~ \#\ vm-systemd:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [[ $output =~ \#\ vm-trixie:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
         [[ $output =~ \#\ vm-nolandlock:\ 1\ passed,\ 0\ failed\ in\ [0-9]+s ]]
 }
 
-@test "selftest: the systemd guest boots after the busybox guest has ended, the no-Landlock guest after it, each with its own name, the sbrun copy still there" {
+@test "selftest: the trixie guest boots after the busybox guest has ended, the no-Landlock guest after it, each with its own name, the sbrun copy still there" {
         run_all
         [ "$status" -eq 0 ]
         run cat "$SELF_DIR/guests.log"
-        [ "${lines[*]}" = "vm-guest begin vm-guest end vm-systemd-guest begin vm-systemd-guest end vm-nolandlock-guest begin vm-nolandlock-guest end" ]
+        [ "${lines[*]}" = "vm-guest begin vm-guest end vm-trixie-guest begin vm-trixie-guest end vm-nolandlock-guest begin vm-nolandlock-guest end" ]
 }
 
-@test "selftest: a systemd guest killed mid-way counts the tests it never reported as failed, by name" {
-        SELF_VM_SYSTEMD="printf '1..2\nok 1 sd one\n'; exit 124" run_all
+@test "selftest: a trixie guest killed mid-way counts the tests it never reported as failed, by name" {
+        SELF_VM_TRIXIE="printf '1..2\nok 1 sd one\n'; exit 124" run_all
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - sd two (never reported"* ]]
-        [[ $output == *"# vm-systemd: 1 passed, 1 failed in "*"1 never reported"* ]]
+        [[ $output == *"# vm-trixie: 1 passed, 1 failed in "*"1 never reported"* ]]
         [[ $output =~ \#\ vm:\ 3\ passed,\ 0\ failed\ in\ [0-9]+s ]]
         [ "$last" = "15 passed, 1 failed" ]
         [ "$(lane_sum)" = "$last" ]
@@ -128,12 +128,12 @@ lane_sum() {
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - nl one (never reported"* ]]
         [[ $output == *"# vm-nolandlock: 0 passed, 1 failed in "*"1 never reported"* ]]
-        [[ $output =~ \#\ vm-systemd:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [[ $output =~ \#\ vm-trixie:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
         [ "$last" = "15 passed, 1 failed" ]
         [ "$(lane_sum)" = "$last" ]
 }
 
-@test "selftest: a run stopped while the busybox guest runs stops it and never boots the systemd or the no-Landlock guest" {
+@test "selftest: a run stopped while the busybox guest runs stops it and never boots the trixie or the no-Landlock guest" {
         local t i
         env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
                 SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
@@ -155,7 +155,7 @@ lane_sum() {
                 [ -e "$t/vm-nolandlock.rc" ] && break
                 sleep 0.1
         done
-        [ -e "$t/vm-systemd.rc" ] && [ -e "$t/vm-nolandlock.rc" ]
+        [ -e "$t/vm-trixie.rc" ] && [ -e "$t/vm-nolandlock.rc" ]
         rm -rf "$t"
         run cat "$SELF_DIR/guests.log"
         [ "${lines[*]}" = "vm-guest begin vm-guest end" ]
@@ -167,7 +167,7 @@ lane_sum() {
         [[ $output == *"not ok - vm two (never reported"* ]]
         [[ $output == *"not ok - vm three (never reported"* ]]
         [[ $output == *"# vm: 1 passed, 2 failed in "*"2 never reported"* ]]
-        [[ $output =~ \#\ vm-systemd:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
+        [[ $output =~ \#\ vm-trixie:\ 2\ passed,\ 0\ failed\ in\ [0-9]+s ]]
         [ "$last" = "14 passed, 2 failed" ]
         [ "$(lane_sum)" = "$last" ]
 }
@@ -217,7 +217,7 @@ lane_sum() {
         run_all SBRUN_VM_LANE=0 SBRUN_FUZZ=0 SBRUN_ASAN_LANE=0 SBRUN_BATS_EXCLUDE=integration
         [ "$status" -eq 0 ]
         [[ $output == *"# vm: 0 passed, 0 failed, 3 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
-        [[ $output == *"# vm-systemd: 0 passed, 0 failed, 2 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
+        [[ $output == *"# vm-trixie: 0 passed, 0 failed, 2 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
         [[ $output == *"# vm-nolandlock: 0 passed, 0 failed, 1 skipped in 0s (switched off: SBRUN_VM_LANE=0)"* ]]
         [[ $output == *"# fuzz: 0 passed, 0 failed, 2 skipped"* ]]
         [[ $output == *"# integration: 0 passed, 0 failed, 3 skipped"* ]]
@@ -239,13 +239,13 @@ lane_sum() {
 @test "selftest: no unit binary, a lane that selects nothing, a lane that exits non-zero silently: all failures" {
         rm "$src/build/tests/unit/test_one"
         printf '#!/bin/bash\n[ "$1" = --plan ] && true\n' >"$src/tests/vm/cgroups-suite.sh"
-        cp "$src/tests/vm/cgroups-suite.sh" "$src/tests/vm/systemd-suite.sh"
+        cp "$src/tests/vm/cgroups-suite.sh" "$src/tests/vm/trixie-suite.sh"
         cp "$src/tests/vm/cgroups-suite.sh" "$src/tests/vm/nolandlock-suite.sh"
-        SELF_VM="exit 0" SELF_VM_SYSTEMD="exit 0" SELF_VM_NOLANDLOCK="exit 0" run_all
+        SELF_VM="exit 0" SELF_VM_TRIXIE="exit 0" SELF_VM_NOLANDLOCK="exit 0" run_all
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - unit/test_one: no binary at"* ]]
         [[ $output == *"not ok - lane vm selects no test"* ]]
-        [[ $output == *"not ok - lane vm-systemd selects no test"* ]]
+        [[ $output == *"not ok - lane vm-trixie selects no test"* ]]
         [[ $output == *"not ok - lane vm-nolandlock selects no test"* ]]
         printf '#!/bin/bash\n[ "$1" = --plan ] && printf "vm one\\n"\n' >"$src/tests/vm/cgroups-suite.sh"
         SELF_VM="printf '1..1\nok 1 vm one\n'; exit 3" run_all

@@ -38,7 +38,11 @@ tmpfs)
 ext4)
         dir=/run/sbrun-ext4
         if ! mountpoint -q "$dir"; then
+                # The Debian 12 guests' kernel is in the cache (the host's
+                # /lib/modules is another kernel's); the trixie guest's
+                # tree has its own kernel's modules.
                 kdir=${SBRUN_VM_CACHE:-/var/cache/sbrun-vm}/kernel/$(uname -r)
+                [ -d "/lib/modules/$(uname -r)" ] && kdir=/
                 for m in loop ext4; do
                         [ -d "/sys/module/$m" ] || modprobe -d "$kdir" "$m" ||
                                 die "cannot load the $m module from $kdir"

@@ -153,6 +153,13 @@ if [ -n "$SHARE" ]; then
 	mkdir -p "$n$SHARE"
 	mount -t 9p -o "$opts9p,cache=mmap" sbrunshare "$n$SHARE" || die "cannot mount $SHARE (tag sbrunshare)"
 fi
+# run.sh --host-dir: a host directory, read-only at its own path (the trixie
+# guest's lower layer is not the host's /: sbrun and the rootfs that
+# tests/run-all.sh copies for the guests come this way).
+if [ -n "${HOSTDIR:-}" ]; then
+	mkdir -p "$n$HOSTDIR"
+	mount -t 9p -o "$opts9p,ro,cache=loose" sbrunhost "$n$HOSTDIR" || die "cannot mount $HOSTDIR (tag sbrunhost)"
+fi
 echo sbrun-vm >/proc/sys/kernel/hostname
 
 cp /init $n/run/sbrun-vm/init

@@ -17,10 +17,20 @@
 # Either mode with --no-landlock: the kernel's LSM list without Landlock
 # (tests/vm/nolandlock-suite.sh), a real kernel on which sbrun finds none.
 #
+# Two guests.  The default (debian12): the host's kernel package's twin
+# (Debian 12's, from setup.sh) over the host's /.  --guest trixie: Debian
+# 13's kernel over the Debian 13 tree that `setup.sh --guest trixie` built
+# (systemd 257 as PID 1: --systemd is implied), so that sbrun meets that
+# release's systemd, podman, containerd and bwrap; the host's / is not in
+# it, so what CMD needs from the host (sbrun) must be in the shared tree or
+# in --host-dir.
+#
 # Options:
 #   --systemd        boot with systemd as PID 1 (also SBRUN_VM_INIT=systemd)
 #   --no-landlock    boot with lsm= the kernel's default list less landlock
 #   --share DIR      tree to share read-write (default: this repository)
+#   --guest NAME     debian12 (default) or trixie (also SBRUN_VM_GUEST)
+#   --host-dir DIR   a host directory shared read-only at the same path (one)
 #   -e NAME=VALUE    set an environment variable for CMD (repeatable)
 #   -i               interactive: CMD's stdin is the console (e.g. run.sh -i bash)
 #   -h               this help
@@ -48,6 +58,8 @@ mem=${SBRUN_VM_MEM:-2048}
 cpus=${SBRUN_VM_CPUS:-2}
 share=${SBRUN_VM_SHARE:-$(cd "$here/../.." && pwd)}
 init=${SBRUN_VM_INIT:-busybox}
+guest=${SBRUN_VM_GUEST:-debian12}
+hostdir=
 interactive=0
 no_landlock=0
 envs=()
@@ -62,6 +74,10 @@ while [ $# -gt 0 ]; do
 	--no-landlock) no_landlock=1; shift ;;
 	--share) [ $# -ge 2 ] || die "--share needs a directory"; share=$2; shift 2 ;;
 	--share=*) share=${1#--share=}; shift ;;
+	--guest) [ $# -ge 2 ] || die "--guest needs a name"; guest=$2; shift 2 ;;
+	--guest=*) guest=${1#--guest=}; shift ;;
+	--host-dir) [ $# -ge 2 ] || die "--host-dir needs a directory"; hostdir=$2; shift 2 ;;
+	--host-dir=*) hostdir=${1#--host-dir=}; shift ;;
 	-e) [ $# -ge 2 ] || die "-e needs NAME=VALUE"; envs+=("$2"); shift 2 ;;
 	-i) interactive=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -76,17 +92,43 @@ busybox | systemd) ;;
 *) die "SBRUN_VM_INIT must be busybox or systemd, not $init" ;;
 esac
 
+case $guest in
+debian12)
+	kdir=$cache        # vmlinux, initramfs, kernel-version
+	lower=/            # the guest's lower layer
+	setup=tests/vm/setup.sh
+	;;
+trixie)
+	# The Debian 13 guest is a systemd host: its PID 1 is the point.
+	init=systemd
+	kdir=$cache/trixie
+	lower=$cache/trixie/root
+	setup="tests/vm/setup.sh --guest trixie"
+	[ -x "$lower/usr/lib/systemd/systemd" ] || die "no trixie tree in $lower: run $setup"
+	;;
+*) die "--guest must be debian12 or trixie, not $guest" ;;
+esac
+
 [ "$(id -u)" -eq 0 ] || die "must run as root"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run tests/vm/setup.sh"
-kver=$(cat "$cache/kernel-version" 2>/dev/null) || die "no kernel in $cache: run tests/vm/setup.sh"
-initrd=$cache/initrd-$kver.cpio.gz
-[ -s "$initrd" ] || die "no initramfs in $cache: run tests/vm/setup.sh"
-[ "$here/init.sh" -nt "$initrd" ] && die "tests/vm/init.sh is newer than the initramfs: run tests/vm/setup.sh"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run $setup"
+kver=$(cat "$kdir/kernel-version" 2>/dev/null) || die "no kernel in $kdir: run $setup"
+initrd=$kdir/initrd-$kver.cpio.gz
+[ -s "$initrd" ] || die "no initramfs in $kdir: run $setup"
+[ "$here/init.sh" -nt "$initrd" ] && die "tests/vm/init.sh is newer than the initramfs: run $setup"
+# Where the kernel's package left its files (vmlinuz, config).
+if [ "$guest" = trixie ]; then kfiles=$lower; else kfiles=$cache/kernel/$kver; fi
 share=$(cd "$share" 2>/dev/null && pwd -P) || die "cannot share $share: not a directory"
 case $share in
 /) die "refusing to share / read-write" ;;
 *[[:space:]]*) die "the shared path must not contain white space: $share" ;;
 esac
+if [ -n "$hostdir" ]; then
+	hostdir=$(cd "$hostdir" 2>/dev/null && pwd -P) || die "cannot share $hostdir: not a directory"
+	case $hostdir in
+	/) die "--host-dir /: that is the debian12 guest's lower layer already" ;;
+	*[[:space:]]*) die "the --host-dir path must not contain white space: $hostdir" ;;
+	esac
+fi
 
 # Working directory in the guest: ours if it is inside the shared tree.
 cwd=$(pwd -P)
@@ -109,6 +151,7 @@ q() { # quote for sh: 'it'\''s'
 }
 {
 	printf 'SHARE=%s\nCWD=%s\nINTERACTIVE=%s\nINIT=%s\n' "$(q "$share")" "$(q "$cwd")" "$interactive" "$init"
+	printf 'HOSTDIR=%s\nGUEST=%s\n' "$(q "$hostdir")" "$guest"
 } >"$ctl/config"
 {
 	echo '# written by tests/vm/run.sh'
@@ -148,8 +191,8 @@ if [ "$no_landlock" = 1 ]; then
 	# lsm= or CONFIG_LSM leaves it out: the list the kernel boots with by
 	# default (its CONFIG_LSM, the one setup.sh unpacked) less landlock, so
 	# that every other LSM (AppArmor above all) is as in the other boots.
-	lsms=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$cache/kernel/$kver/boot/config-$kver" 2>/dev/null)
-	[ -n "$lsms" ] || die "no CONFIG_LSM in $cache/kernel/$kver/boot/config-$kver: run tests/vm/setup.sh"
+	lsms=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' "$kfiles/boot/config-$kver" 2>/dev/null)
+	[ -n "$lsms" ] || die "no CONFIG_LSM in $kfiles/boot/config-$kver: run $setup"
 	lsms=$(tr ',' '\n' <<<"$lsms" | grep -vx landlock | paste -sd, -)
 	append="$append lsm=$lsms"
 fi
@@ -196,33 +239,37 @@ microvm)
 	# project's machines), so pass the host's: TCG's guest TSC is the host's.
 	tsc_khz=${SBRUN_VM_TSC_KHZ:-$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000 + 0.5; exit }' /proc/cpuinfo)}
 	[ -n "$tsc_khz" ] || die "cannot read the TSC rate from /proc/cpuinfo: set SBRUN_VM_TSC_KHZ, or SBRUN_VM_MACHINE=pc"
-	kernel=$cache/vmlinux-$kver
+	kernel=$kdir/vmlinux-$kver
 	# shellcheck disable=SC2054 # commas belong to the -M value
 	mach=(-M microvm,x-option-roms=off,isa-serial=on,rtc=on)
 	append="$append tsc_early_khz=$tsc_khz tsc=reliable"
 	vdev=virtio-9p-device
 	;;
 pc)
-	kernel=$cache/kernel/$kver/boot/vmlinuz-$kver
+	kernel=$kfiles/boot/vmlinuz-$kver
 	mach=(-M pc)
 	vdev=virtio-9p-pci
 	;;
 *) die "SBRUN_VM_MACHINE must be microvm or pc, not $machine" ;;
 esac
-[ -s "$kernel" ] || die "no $kernel: run tests/vm/setup.sh"
+[ -s "$kernel" ] || die "no $kernel: run $setup"
 
 qemu=(qemu-system-x86_64 -name "${SBRUN_VM_NAME:-sbrun-vm}"
 	"${mach[@]}" -accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
 	-serial mon:stdio
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
-	-fsdev "local,id=hostroot,path=/,readonly=on,$fs_opts"
+	-fsdev "local,id=hostroot,path=$lower,readonly=on,$fs_opts"
 	-device "$vdev,fsdev=hostroot,mount_tag=hostroot"
 	-fsdev "local,id=sbrunctl,path=$ctl,$fs_opts"
 	-device "$vdev,fsdev=sbrunctl,mount_tag=sbrunctl"
 	-fsdev "local,id=sbrunshare,path=$share,$fs_opts"
 	-device "$vdev,fsdev=sbrunshare,mount_tag=sbrunshare"
 )
+if [ -n "$hostdir" ]; then
+	qemu+=(-fsdev "local,id=sbrunhost,path=$hostdir,readonly=on,$fs_opts"
+		-device "$vdev,fsdev=sbrunhost,mount_tag=sbrunhost")
+fi
 
 # ---- boot, with a hard timeout -----------------------------------------------------
 start=$(date +%s)

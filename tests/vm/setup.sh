@@ -3,12 +3,22 @@
 # a busybox initramfs.  Idempotent: a second run with everything in place only
 # checks and returns.  Needs root (apt-get).  See tests/vm/README.md.
 #
+# --guest trixie: the Debian 13 guest instead (run.sh --guest trixie): its
+# tree, built with mmdebstrap from the archive the host's apt uses (suite
+# trixie, the packages of tests/vm/trixie.packages) into
+# $SBRUN_VM_CACHE/trixie/root, and rebuilt when missing or when that list
+# changes; then the kernel of that tree, its vmlinux and an initramfs with
+# its modules, all under $SBRUN_VM_CACHE/trixie.
+#
 # Environment:
 #   SBRUN_VM_CACHE       cache directory (default /var/cache/sbrun-vm; it lives
 #                        outside the work tree so no checkout carries it)
 #   SBRUN_VM_KERNEL_PKG  kernel package to use (default: what linux-image-amd64
 #                        depends on, e.g. linux-image-6.1.0-57-amd64)
 #   SBRUN_VM_REBUILD=1   rebuild the initramfs even if it looks current
+#   SBRUN_VM_MIRROR      the trixie tree's archive (default: the first
+#                        deb.debian.org-style URI of the host's apt sources
+#                        for Debian's main archive)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +27,16 @@ export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'vm-setup: %s\n' "$*" >&2; }
 die() { printf 'vm-setup: error: %s\n' "$*" >&2; exit 1; }
+
+guest=debian12
+while [ $# -gt 0 ]; do
+	case $1 in
+	--guest) [ $# -ge 2 ] || die "--guest needs a name"; guest=$2; shift 2 ;;
+	--guest=*) guest=${1#--guest=}; shift ;;
+	*) die "unknown argument $1 (tests/vm/setup.sh [--guest trixie])" ;;
+	esac
+done
+case $guest in debian12 | trixie) ;; *) die "--guest must be trixie (or debian12, the default), not $guest" ;; esac
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (apt-get, dpkg -x)"
 
@@ -28,7 +48,8 @@ die() { printf 'vm-setup: error: %s\n' "$*" >&2; exit 1; }
 # bubblewrap/bats: what the tests run in the guest (the guest's userspace is
 # the host's /, so whatever the guest needs must be installed here).
 # apparmor: apparmor_parser, to load lsm.bats's profile in the guest.
-pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats apparmor"
+# mmdebstrap: builds the trixie guest's tree (--guest trixie).
+pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats apparmor mmdebstrap"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
@@ -41,6 +62,11 @@ apt_update() {
 	apt-get update -qq || die "apt-get update failed"
 	apt_updated=1
 }
+# Two setups at once (tests/run-all.sh runs the trixie guest's beside the
+# others') must not race for dpkg's lock.
+mkdir -p "$cache"
+exec 9>"$cache/.setup.lock"
+flock 9
 if [ -n "$missing" ]; then
 	apt_update
 	log "installing:$missing"
@@ -49,8 +75,62 @@ if [ -n "$missing" ]; then
 		die "apt-get install$missing failed"
 fi
 
+flock -u 9
+
 # ---- 2. the kernel package ---------------------------------------------------
-mkdir -p "$cache"
+if [ "$guest" = trixie ]; then
+	# ---- 2t. the Debian 13 tree, and the kernel in it ----------------------
+	tdir=$cache/trixie
+	tree=$tdir/root
+	list=$here/trixie.packages
+	mirror=${SBRUN_VM_MIRROR:-}
+	if [ -z "$mirror" ]; then
+		# The host's archive (one-line and deb822 sources alike): its
+		# first URI that serves Debian's main suites, not -security.
+		mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null |
+			grep -oE 'https?://[^ ]*/debian/?( |$)' | grep -v -- '-security' | head -n1 | tr -d ' ' || true)
+		[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+	fi
+	pkgs_t=$(sed 's/#.*//' "$list" | tr -s ' \t' '\n' | grep . | LC_ALL=C sort -u | paste -sd, -)
+	[ -n "$pkgs_t" ] || die "no packages in $list"
+	# The stamp: what the tree was built from. A new list (or mirror, or
+	# a change of the build's recipe below, which is this script) builds
+	# it again.
+	want=$(printf '%s\n%s\n%s\n' "$pkgs_t" "$mirror" "$(sed -n '/^# ---- 2t\./,/^# ---- 2t end/p' "$0")" |
+		sha256sum | cut -d' ' -f1)
+	mkdir -p "$tdir"
+	exec 8>"$tdir/.build.lock"
+	flock 8
+	if [ "$(cat "$tdir/stamp" 2>/dev/null)" != "$want" ] || [ ! -x "$tree/usr/lib/systemd/systemd" ]; then
+		log "building the trixie tree from $mirror (mmdebstrap; about a minute with a near mirror)"
+		t0=$(date +%s)
+		rm -rf "$tree.new" "$tdir/stamp"
+		# variant apt: Essential and apt, then the list, no recommends. The
+		# hooks make the tree boot the same way every time: a fixed
+		# machine-id (no first-boot units) and hostname, no APT lists.
+		mmdebstrap --variant=apt --include="$pkgs_t" \
+			--customize-hook='echo 5b7d4c2e1f0a4e6b9c8d7e6f5a4b3c2d >"$1/etc/machine-id"' \
+			--customize-hook='echo sbrun-vm >"$1/etc/hostname"' \
+			trixie "$tree.new" "$mirror" >"$tdir/build.log" 2>&1 ||
+			{ tail -n 20 "$tdir/build.log" >&2; die "mmdebstrap failed (whole log: $tdir/build.log)"; }
+		rm -rf "$tree"
+		mv "$tree.new" "$tree"
+		# The guest's initramfs is setup.sh's: the one the kernel's
+		# postinst made is never booted.
+		rm -f "$tree"/boot/initrd.img-*
+		printf '%s\n' "$want" >"$tdir/stamp"
+		log "built the trixie tree in $(($(date +%s) - t0)) s: $(du -sh "$tree" | cut -f1)"
+	fi
+	flock -u 8
+	kroot=$tree
+	kver=$(cd "$tree/lib/modules" && ls | LC_ALL=C sort -V | tail -n1)
+	[ -n "$kver" ] && [ -s "$tree/boot/vmlinuz-$kver" ] || die "no kernel in $tree (linux-image-amd64)"
+	out=$tdir
+	printf '%s\n' "$kver" >"$tdir/kernel-version"
+	# ---- 2t end
+else
+out=$cache
 pkg=${SBRUN_VM_KERNEL_PKG:-}
 if [ -z "$pkg" ]; then
 	# The pinned kernel from a previous run wins, so the lane does not change
@@ -91,6 +171,7 @@ if [ ! -s "$kroot/boot/vmlinuz-$kver" ] || [ ! -d "$kroot/lib/modules/$kver" ]; 
 fi
 printf '%s\n' "$pkg" >"$cache/kernel-pkg"
 printf '%s\n' "$kver" >"$cache/kernel-version"
+fi
 moddir=$kroot/lib/modules/$kver
 # The package ships no modules.dep (its postinst runs depmod); make one.
 [ -s "$moddir/modules.dep" ] || depmod -b "$kroot" "$kver"
@@ -100,7 +181,7 @@ moddir=$kroot/lib/modules/$kver
 # Debian), which is much faster than the pc machine's firmware + bzImage path.
 # Same idea as the kernel's scripts/extract-vmlinux: find the compressed
 # payload inside the bzImage by its magic and decompress it.
-vmlinux=$cache/vmlinux-$kver
+vmlinux=$out/vmlinux-$kver
 is_elf() { [ "$(head -c4 "$1" | od -An -c | tr -d ' \n')" = '177ELF' ]; }
 if [ ! -s "$vmlinux" ] || ! is_elf "$vmlinux"; then
 	vmlinuz=$kroot/boot/vmlinuz-$kver
@@ -128,7 +209,7 @@ fi
 # virtio_pci the pc machine; 9p mounts the host's / and the shared tree;
 # overlay puts a tmpfs over the read-only host /.
 want_mods="virtio_mmio virtio_pci 9pnet_virtio 9p overlay"
-initrd=$cache/initrd-$kver.cpio.gz
+initrd=$out/initrd-$kver.cpio.gz
 stamp_src="$here/init.sh $here/setup.sh /bin/busybox"
 rebuild=${SBRUN_VM_REBUILD:-}
 if [ ! -s "$initrd" ]; then
@@ -137,7 +218,7 @@ else
 	for f in $stamp_src; do [ "$f" -nt "$initrd" ] && rebuild=1; done
 fi
 if [ -n "$rebuild" ]; then
-	stage=$(mktemp -d "$cache/initramfs.XXXXXX")
+	stage=$(mktemp -d "$out/initramfs.XXXXXX")
 	trap 'rm -rf "$stage"' EXIT
 	mkdir -p "$stage"/{bin,dev,proc,sys,mnt,newroot,modules}
 	cp /bin/busybox "$stage/bin/busybox"
@@ -184,4 +265,4 @@ if [ -n "$rebuild" ]; then
 	log "built $(basename "$initrd") with$(echo " $order" | sed 's| [^ ]*/| |g')"
 fi
 
-log "ready: kernel $kver in $cache"
+log "ready: kernel $kver in $out"

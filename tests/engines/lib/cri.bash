@@ -196,10 +196,13 @@ cri_start() {
                 cri_ctr images import "$CRI_DIR/pause.tar" >/dev/null ||
                 fail "cannot import the images into the private containerd"
 
-        # Ready: both the runtime and the (loopback) network conditions.
+        # Ready: both the runtime and the (loopback) network conditions, the
+        # two the kubelet waits for. containerd 1.7 reports a third one
+        # (ContainerdHasNoDeprecationWarnings), which no kubelet reads.
         for ((i = 0; i < 100; i++)); do
-                cri status 2>/dev/null | jq -e '[.status.conditions[] | .status] | all and length == 2' \
-                        >/dev/null && return 0
+                cri status 2>/dev/null | jq -e '[.status.conditions[] |
+                        select(.type == "RuntimeReady" or .type == "NetworkReady") | .status == true] |
+                        all and length == 2' >/dev/null && return 0
                 sleep 0.2
         done
         cri status >&2

@@ -159,9 +159,11 @@ podman() {
         timeout -k 5 100 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" "$@" 3>&-
 }
 
-# pm_pty_run: tests/helpers/pty_run.c (a command on a new pty), built once.
+# pm_pty_run: tests/helpers/pty_run.c (a command on a new pty), built once;
+# or SBRUN_PTY_RUN, built beforehand (the trixie guest has no compiler:
+# tests/run-all.sh builds it static on the host).
 pm_pty_run() {
-        local bin=$PM_DIR/pty_run
+        local bin=${SBRUN_PTY_RUN:-$PM_DIR/pty_run}
         [ -x "$bin" ] || cc -O2 -Wall -o "$bin" "$SBRUN_SRCDIR/tests/helpers/pty_run.c" ||
                 fail "cannot build tests/helpers/pty_run.c"
         echo "$bin"
@@ -187,6 +189,12 @@ pm_drop_netavark_run_dir() {
         local before=$PM_DIR/system.before mtime
         [ -d /run/containers/networks ] || return 0
         grep -q '^/run/containers/networks ' "$before" && return 0
+        # podman 5's netavark (Debian 13: tests/vm/trixie-suite.sh) also
+        # keeps its firewall state, aardvark-dns's and the IPAM database
+        # there once a pod or kube play ran: netavark's own state, in the
+        # directory the suite made.
+        rm -rf /run/containers/networks/firewall /run/containers/networks/aardvark-dns \
+                /run/containers/networks/aardvark.lock /run/containers/networks/ipam.db
         rmdir /run/containers/networks 2>/dev/null || return 0
         mtime=$(awk '$1 == "/run/containers" { print $4 }' "$before")
         if [ -z "$mtime" ]; then
