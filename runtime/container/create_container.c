@@ -16,6 +16,7 @@
 #include "runtime/container/create_record.h"
 #include "runtime/container/create_bundle.h"
 #include "runtime/container/global_options.h"
+#include "runtime/container/notify_socket.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
@@ -156,6 +157,14 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (check_request(req, c.config, err) < 0)
                 goto out;
+        /* The caller's socket stays outside; the process gets the proxy's. */
+        const char *notify_host = notify_socket_host();
+        if (notify_host != NULL) {
+                if (notify_socket_check(notify_host, err) < 0 ||
+                    notify_socket_set_env(c.config->process, err) < 0)
+                        goto out;
+                c.notify = true;
+        }
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0)
                 goto out;
         /* The root is a source like the binds: opened once, judged by what
