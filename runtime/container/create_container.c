@@ -194,7 +194,7 @@ int container_create(const struct global_options *global, const struct create_re
          * no cache entry in the state root either. */
         if (floor_seccomp_prepare(c.profile,
                                   floor_locks_file_attrs(&c.policy, policy_profile_get(c.profile)),
-                                  global->root, &c.floor, err) < 0)
+                                  c.notify, global->root, &c.floor, err) < 0)
                 goto out;
 
         if (state_dir_create(global->root, req->id, &sd, err) < 0)

@@ -363,7 +363,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         landlock_host_probe(&landlock_host);
         if (floor_seccomp_prepare(
                     x->profile, floor_locks_file_attrs(&x->policy, policy_profile_get(x->profile)),
-                    global->root, &x->floor, err) < 0 ||
+                    false, global->root, &x->floor, err) < 0 ||
             seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0 ||
             floor_landlock_decide(&x->policy, policy_profile_get(x->profile), x->config, NULL,
                                   &landlock_host, &x->landlock, NULL, err) < 0)
