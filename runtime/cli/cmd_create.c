@@ -20,7 +20,8 @@ int cmd_create(const struct global_options *global, int argc, char **argv, struc
                 .name = "create",
                 .usage =
                         "usage: sbrun create [--bundle DIR] [--pid-file FILE] [--console-socket PATH]\n"
-                        "                    [--preserve-fds N] [--no-pivot] [--no-new-keyring] ID\n",
+                        "                    [--pidfd-socket PATH] [--preserve-fds N] [--no-pivot]\n"
+                        "                    [--no-new-keyring] ID\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

@@ -17,7 +17,8 @@
         "       sbrun exec [options] --process FILE ID\n"                                        \
         "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n" \
         "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"     \
-        "         --console-socket PATH, --apparmor PROFILE, --process-label LABEL\n"
+        "         --console-socket PATH, --pidfd-socket PATH, --apparmor PROFILE,\n"             \
+        "         --process-label LABEL\n"
 
 /* --env, --additional-gids, --cap: each occurrence adds one. */
 static int add_value(const struct cli_option *opt, const char *value, struct sb_error *err)
@@ -75,6 +76,7 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
                 { "detach", 'd', CLI_FLAG, .to.flag = &opts.detach },
                 { "pid-file", 0, CLI_STRING, .to.string = &opts.pid_file },
                 { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket },
+                { "pidfd-socket", 0, CLI_STRING, .to.string = &opts.pidfd_socket },
                 { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000 },
                 { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs },
                 { "process-label", 0, CLI_STRING, .to.string = &o.process_label },

@@ -8,6 +8,7 @@ void create_options_table(struct create_request *req, struct cli_option table[CR
                 { "bundle", 'b', CLI_STRING, .to.string = &req->bundle },
                 { "pid-file", 0, CLI_STRING, .to.string = &req->pid_file },
                 { "console-socket", 0, CLI_STRING, .to.string = &req->console_socket },
+                { "pidfd-socket", 0, CLI_STRING, .to.string = &req->pidfd_socket },
                 { "preserve-fds", 0, CLI_INT, .to.integer = &req->preserve_fds, .max = 1000 },
                 { "no-pivot", 0, CLI_FLAG, .to.flag = &req->no_pivot },
                 { "no-new-keyring", 0, CLI_FLAG, .to.flag = &req->no_new_keyring },

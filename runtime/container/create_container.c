@@ -17,6 +17,7 @@
 #include "runtime/container/create_bundle.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/notify_socket.h"
+#include "runtime/container/pidfd_socket.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
@@ -165,6 +166,9 @@ int container_create(const struct global_options *global, const struct create_re
                         goto out;
                 c.notify = true;
         }
+        if (req->pidfd_socket != NULL &&
+            (c.pidfd_sock = pidfd_socket_connect(req->pidfd_socket, err)) < 0)
+                goto out;
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0)
                 goto out;
         /* The root is a source like the binds: opened once, judged by what
@@ -226,6 +230,13 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
                 goto out;
+        /* While bwrap holds it unreaped: the pid is the process's. */
+        if (c.pidfd_sock >= 0) {
+                int sock = c.pidfd_sock;
+                c.pidfd_sock = -1;
+                if (pidfd_socket_send(sock, c.container_pid, PIDFD_KIND_INIT, err) < 0)
+                        goto out;
+        }
         if (create_receive_console(&c, &result->console_master, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.after-bwrap-up");

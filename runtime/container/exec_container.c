@@ -27,6 +27,7 @@
 #include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/container/pid_file.h"
+#include "runtime/container/pidfd_socket.h"
 #include "runtime/sandbox/plan_build.h"
 #include "runtime/container/process_wait.h"
 #include "runtime/seccomp/floor_seccomp.h"
@@ -448,8 +449,12 @@ int container_exec(const struct global_options *global, const struct exec_option
         seccomp_setup_init(&x.seccomp);
         sigset_t signals;
         int pid = 0, ret = 1;
+        _cleanup_close_ int pidfd_sock = -1;
 
         if (check_process(process, opts, err) < 0)
+                goto out;
+        if (opts->pidfd_socket != NULL &&
+            (pidfd_sock = pidfd_socket_connect(opts->pidfd_socket, err)) < 0)
                 goto out;
         x.state = state_dir_open_state(global->root, opts->id, &sd, err);
         if (x.state == NULL)
@@ -492,6 +497,10 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
+                goto out;
+        /* We are its subreaper and have not reaped it: the pid is stable. */
+        if (pidfd_sock >= 0 &&
+            pidfd_socket_send(SB_STEAL_FD(pidfd_sock), pid, PIDFD_KIND_EXEC, err) < 0)
                 goto out;
         state_dir_release(&sd);
         if (opts->pid_file && pid_file_write(opts->pid_file, pid, err) < 0)

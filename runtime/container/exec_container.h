@@ -15,6 +15,7 @@ struct exec_options {
         bool detach;
         const char *pid_file;
         const char *console_socket;
+        const char *pidfd_socket; /* --pidfd-socket: pidfd_socket.h */
 };
 
 /* Takes ownership of process. Returns the exit status sbrun exec exits
