@@ -16,6 +16,7 @@
         "usage: sbrun exec [options] ID COMMAND [ARGS...]\n"                                     \
         "       sbrun exec [options] --process FILE ID\n"                                        \
         "options: --cwd DIR, --env KEY=VALUE, --tty, --user UID[:GID], --additional-gids GID,\n" \
+        "         --cgroup PATH, --ignore-paused,\n"                                             \
         "         --cap CAP, --no-new-privs, --preserve-fds N, --detach, --pid-file FILE,\n"     \
         "         --console-socket PATH, --pidfd-socket PATH, --apparmor PROFILE,\n"             \
         "         --process-label LABEL\n"
@@ -27,10 +28,18 @@ static int add_value(const struct cli_option *opt, const char *value, struct sb_
         return 0;
 }
 
-/* runc's options this host or sbrun cannot honour: refused, not ignored. */
-static int refuse(const struct cli_option *opt, const char *value, struct sb_error *err)
+/* --cgroup: cgroup v2 has one hierarchy, so one path (runc refuses a
+ * second without a controller prefix too). */
+static int one_cgroup(const struct cli_option *opt, const char *value, struct sb_error *err)
 {
-        return sb_fail(err, 0, "--%s: %s", opt->name, (const char *)opt->to.data);
+        const char **to = opt->to.data;
+
+        if (*to != NULL)
+                return sb_fail(err, 0,
+                               "--cgroup: given twice (\"%s\", \"%s\"); cgroup v2 takes one", *to,
+                               value);
+        *to = value;
+        return 0;
 }
 
 /* The container's config.json is the base of an exec without --process,
@@ -62,7 +71,6 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
         struct exec_options opts = { 0 };
         const char *process_file = NULL;
         struct oci_process *process;
-        bool ignore_paused = false; /* accepted for runc's command line, unused */
         int next, status = 1;
         const struct cli_option options[] = {
                 { "process", 'p', CLI_STRING, .to.string = &process_file },
@@ -81,9 +89,8 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
                 { "no-new-privs", 0, CLI_FLAG, .to.flag = &o.no_new_privs },
                 { "process-label", 0, CLI_STRING, .to.string = &o.process_label },
                 { "apparmor", 0, CLI_STRING, .to.string = &o.apparmor },
-                { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused },
-                { "cgroup", 0, CLI_CALL_ARG,
-                  .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse },
+                { "ignore-paused", 0, CLI_FLAG, .to.flag = &opts.ignore_paused },
+                { "cgroup", 0, CLI_CALL_ARG, .to.data = &opts.cgroup, .call = one_cgroup },
                 { NULL },
         };
         const struct cli_command cmd = { .name = "exec", .usage = USAGE, .options = options };

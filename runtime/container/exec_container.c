@@ -14,6 +14,7 @@
 #include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/sub_cgroup.h"
 #include "runtime/cgroup/systemd_scope.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
@@ -380,13 +381,26 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 if (rc < 0)
                         return -1;
         }
+        if (opts->cgroup != NULL && x->state->cgroup_path == NULL)
+                return sb_fail(err, 0,
+                               "--cgroup: \"%s\": container %s has no cgroup (this host has no "
+                               "cgroup v2 controllers and the policy opted out)",
+                               opts->cgroup, opts->id);
         if (x->state->cgroup_path != NULL) {
                 _cleanup_close_ int dir =
                         open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                x->cgroup_fd = dir >= 0 ? openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+                _cleanup_close_ int sub = -1;
+                if (dir >= 0 && opts->cgroup != NULL) {
+                        sub = sub_cgroup_open(dir, x->state->cgroup_path, opts->cgroup, err);
+                        if (sub < 0)
+                                return -1;
+                }
+                int join = sub >= 0 ? sub : dir;
+                x->cgroup_fd = join >= 0 ? openat(join, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
                 if (x->cgroup_fd < 0)
-                        return sb_fail(err, errno, "exec: open %s/cgroup.procs",
-                                       x->state->cgroup_path);
+                        return sb_fail(err, errno, "exec: open %s%s%s/cgroup.procs",
+                                       x->state->cgroup_path, opts->cgroup ? "/" : "",
+                                       opts->cgroup ? opts->cgroup : "");
         }
         const struct plan_confinement conf = {
                 .floor = &x->floor,
@@ -460,9 +474,15 @@ int container_exec(const struct global_options *global, const struct exec_option
         if (x.state == NULL)
                 goto out;
         const char *status = container_status(x.state);
-        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0 ||
-            strcmp(status, "creating") == 0) {
+        if (strcmp(status, "stopped") == 0 || strcmp(status, "creating") == 0) {
                 sb_fail(err, 0, "cannot exec in a %s container", status);
+                goto out;
+        }
+        /* runc's: the process would join a frozen cgroup and wait there,
+         * and exec with it, until resume. */
+        if (strcmp(status, "paused") == 0 && !opts->ignore_paused) {
+                sb_fail(err, 0,
+                        "cannot exec in a paused container (use --ignore-paused to override)");
                 goto out;
         }
         x.config = state_dir_load_config(&sd, err);
