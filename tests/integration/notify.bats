@@ -142,7 +142,9 @@ messages() {
 
 @test "NOTIFY_SOCKET: not an absolute path or @NAME is refused by name, and leaves nothing" {
         notify_bundle 'true'
-        NOTIFY_SOCKET=relative.sock run sbrun create -b "$BUNDLE" "$ID"
+        # detached: a created container (a runtime that took the value)
+        # would hold run's pipe.
+        NOTIFY_SOCKET=relative.sock run detached sbrun create -b "$BUNDLE" "$ID"
         [ "$status" -ne 0 ]
         [[ $output == *'NOTIFY_SOCKET: "relative.sock": not an absolute path'* ]]
         [ ! -e "$ROOT/$ID" ]
