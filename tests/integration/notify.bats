@@ -140,6 +140,33 @@ messages() {
         assert_no_leftovers "$ID"
 }
 
+@test "NOTIFY_SOCKET: strict's notify program allows only AF_UNIX datagram sockets and connect, never bind" {
+        listen "$TEST_DIR/host.sock"
+        notify_bundle 'sd_notify READY=1'
+        edit_config '.annotations["run.sbrun.policy"] = "strict"'
+        NOTIFY_SOCKET=$TEST_DIR/host.sock run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ]
+        unlisten
+        local eval=$SBRUN_TEST_TMP/bpf_eval e p=""
+        [ -x "$eval" ] || cc -O2 -Wall -o "$eval" "$SBRUN_SRCDIR/tests/helpers/bpf_eval.c" ||
+                fail "cannot build tests/helpers/bpf_eval.c"
+        for e in "$ROOT"/.seccomp-cache/*.bpf; do
+                [ "$("$eval" "$e" key | sed -n 2p)" = "program 3" ] && p=$e
+        done
+        [ -n "$p" ] || fail "no cached floor program 3 in $ROOT/.seccomp-cache"
+        # socket(2) is 41, connect 42, bind 49; AF_UNIX 1, AF_INET 2, AF_INET6 10.
+        [ "$("$eval" "$p" x86_64 41 1 2)" = allow ]                          # AF_UNIX, SOCK_DGRAM
+        [ "$("$eval" "$p" x86_64 41 1 $((2 | 0x80000 | 0x800)))" = allow ]   # ... CLOEXEC|NONBLOCK
+        [ "$("$eval" "$p" x86_64 41 1 1)" = "errno 1" ]                      # SOCK_STREAM
+        [ "$("$eval" "$p" x86_64 41 1 5)" = "errno 1" ]                      # SOCK_SEQPACKET
+        [ "$("$eval" "$p" x86_64 41 2 2)" = "errno 1" ]                      # AF_INET datagram
+        [ "$("$eval" "$p" x86_64 41 10 2)" = "errno 1" ]                     # AF_INET6 datagram
+        [ "$("$eval" "$p" x86_64 41 16 2)" = "errno 1" ]                     # AF_NETLINK
+        [ "$("$eval" "$p" x86_64 42)" = allow ]                              # connect
+        [ "$("$eval" "$p" x86_64 49)" = "errno 1" ]                          # bind
+        assert_no_leftovers "$ID"
+}
+
 @test "NOTIFY_SOCKET: not an absolute path or @NAME is refused by name, and leaves nothing" {
         notify_bundle 'true'
         # detached: a created container (a runtime that took the value)
