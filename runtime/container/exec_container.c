@@ -514,6 +514,10 @@ int container_exec(const struct global_options *global, const struct exec_option
         uint64_t oom_kills = oom_kills_now(x.state);
         if (audit_exec(&x, opts->id, global, err) < 0)
                 goto out;
+        /* Frozen, the process stops on joining the cgroup, before it says
+         * ready, until `resume`, which takes this lock: let it go first. */
+        if (strcmp(status, "paused") == 0)
+                state_dir_release(&sd);
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
