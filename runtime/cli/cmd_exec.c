@@ -26,10 +26,18 @@ static int add_value(const struct cli_option *opt, const char *value, struct sb_
         return 0;
 }
 
-/* runc's options this host or sbrun cannot honour: refused, not ignored. */
-static int refuse(const struct cli_option *opt, const char *value, struct sb_error *err)
+/* --cgroup: cgroup v2 has one hierarchy, so one path (runc refuses a
+ * second without a controller prefix too). */
+static int one_cgroup(const struct cli_option *opt, const char *value, struct sb_error *err)
 {
-        return sb_fail(err, 0, "--%s: %s", opt->name, (const char *)opt->to.data);
+        const char **to = opt->to.data;
+
+        if (*to != NULL)
+                return sb_fail(err, 0,
+                               "--cgroup: given twice (\"%s\", \"%s\"); cgroup v2 takes one", *to,
+                               value);
+        *to = value;
+        return 0;
 }
 
 /* The container's config.json is the base of an exec without --process,
@@ -61,7 +69,6 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
         struct exec_options opts = { 0 };
         const char *process_file = NULL;
         struct oci_process *process;
-        bool ignore_paused = false; /* accepted for runc's command line, unused */
         int next, status = 1;
         const struct cli_option options[] = {
                 { "process", 'p', CLI_STRING, .to.string = &process_file, .arg = "FILE",
@@ -98,16 +105,20 @@ int cmd_exec(const struct global_options *global, int argc, char **argv, struct 
                 { "console-socket", 0, CLI_STRING, .to.string = &opts.console_socket,
                   .arg = "SOCKET",
                   .help = "send the pty master of a --tty process to this AF_UNIX socket" },
+                { "pidfd-socket", 0, CLI_STRING, .to.string = &opts.pidfd_socket, .arg = "SOCKET",
+                  .help = "send a pidfd of the process to this AF_UNIX stream socket (runc's "
+                          "protocol)" },
                 { "preserve-fds", 0, CLI_INT, .to.integer = &opts.preserve_fds, .max = 1000,
                   .arg = "N",
                   .help = "pass N more open file descriptors, from fd 3 on, to the process (0 "
                           "to 1000)" },
-                { "ignore-paused", 0, CLI_FLAG, .to.flag = &ignore_paused,
-                  .help = "accepted, ignored: an exec in a paused container is refused all the "
-                          "same" },
-                { "cgroup", 0, CLI_CALL_ARG,
-                  .to.data = "sub-cgroups for exec are not supported by sbrun", .call = refuse,
-                  .arg = "PATH", .help = "refused: sbrun does not run exec in a sub-cgroup" },
+                { "ignore-paused", 0, CLI_FLAG, .to.flag = &opts.ignore_paused,
+                  .help = "exec into a paused container too: the process waits frozen, and "
+                          "exec with it, until resume" },
+                { "cgroup", 0, CLI_CALL_ARG, .to.data = &opts.cgroup, .call = one_cgroup,
+                  .arg = "PATH",
+                  .help = "put the process in the cgroup PATH below the container's (cgroup v2; "
+                          "it must exist)" },
                 { NULL },
         };
         const struct cli_command cmd = { .name = "exec", .usage = USAGE, .options = options };

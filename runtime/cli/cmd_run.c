@@ -232,7 +232,7 @@ int cmd_run(const struct global_options *global, int argc, char **argv, struct s
         _cleanup_tmpfs_watch_ struct tmpfs_watch watch = TMPFS_WATCH_INIT;
         if (!o.detach)
                 tmpfs_watch_open(&watch, pid);
-        if (container_start(global, req.id, err) < 0) {
+        if (container_start(global, req.id, o.detach ? 0 : getpid(), err) < 0) {
                 if (result.console_master >= 0)
                         close(result.console_master);
                 delete_after_exit(global, req.id);

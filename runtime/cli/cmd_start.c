@@ -18,5 +18,5 @@ int cmd_start(const struct global_options *global, int argc, char **argv, struct
 
         if (parsed != 0)
                 return parsed < 0 ? 1 : 0;
-        return container_start(global, id, err) < 0 ? 1 : 0;
+        return container_start(global, id, 0, err) < 0 ? 1 : 0;
 }

@@ -15,6 +15,9 @@ void create_options_table(struct create_request *req, struct cli_option table[CR
                   .arg = "SOCKET",
                   .help = "send the pty master of a process.terminal container to this AF_UNIX "
                           "socket (refused without process.terminal)" },
+                { "pidfd-socket", 0, CLI_STRING, .to.string = &req->pidfd_socket, .arg = "SOCKET",
+                  .help = "send a pidfd of the container process to this AF_UNIX stream socket "
+                          "(runc's protocol)" },
                 { "preserve-fds", 0, CLI_INT, .to.integer = &req->preserve_fds, .max = 1000,
                   .arg = "N",
                   .help = "pass N more open file descriptors, from fd 3 on, to the container "

@@ -8,7 +8,7 @@
 struct create_request;
 
 /* Six options and the entry that ends the table. */
-#define CREATE_OPTIONS_LEN 7
+#define CREATE_OPTIONS_LEN 8
 
 /* Fill table with the shared options, each writing into req. */
 void create_options_table(struct create_request *req, struct cli_option table[CREATE_OPTIONS_LEN]);

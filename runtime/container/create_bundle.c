@@ -48,6 +48,7 @@ int create_build_bwrap_args(struct create_ctx *c, struct sb_error *err)
                 .binds = &c->binds,
                 .preserve_fds = c->preserve_fds,
                 .caller_in_userns = c->global->in_userns,
+                .notify = c->notify,
         };
 
         return bwrap_args_build(&in, &c->bwrap, &c->init_mounts, &c->mounts, &c->cwd, err);

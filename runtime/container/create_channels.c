@@ -1,4 +1,5 @@
 #include "runtime/container/create_channels.h"
+#include "runtime/container/notify_socket.h"
 
 #include "common/error.h"
 #include "oci/config.h"
@@ -64,6 +65,10 @@ int create_open_channels(struct create_ctx *c, const struct create_request *req,
         c->fds[LFD_ROOTFS] = fcntl(c->rootfs_fd, F_DUPFD_CLOEXEC, 3);
         if (c->fds[LFD_ROOTFS] < 0)
                 return sb_fail(err, errno, "root.path: dup its fd");
+        c->fds[LFD_NOTIFY] = c->notify ? notify_socket_make_dir(sd, err) :
+                                         open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (c->fds[LFD_NOTIFY] < 0)
+                return c->notify ? -1 : sb_fail(err, errno, "open /dev/null");
         c->fds[LFD_SECCOMP] = seccomp_setup_open_channel(&c->seccomp, err);
         if (c->fds[LFD_SECCOMP] < 0)
                 return -1;

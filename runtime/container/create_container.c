@@ -16,6 +16,8 @@
 #include "runtime/container/create_record.h"
 #include "runtime/container/create_bundle.h"
 #include "runtime/container/global_options.h"
+#include "runtime/container/notify_socket.h"
+#include "runtime/container/pidfd_socket.h"
 #include "runtime/host/floor_host.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/lsm_host.h"
@@ -195,6 +197,17 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (check_request(req, c.config, err) < 0)
                 goto out;
+        /* The caller's socket stays outside; the process gets the proxy's. */
+        const char *notify_host = notify_socket_host();
+        if (notify_host != NULL) {
+                if (notify_socket_check(notify_host, err) < 0 ||
+                    notify_socket_set_env(c.config->process, err) < 0)
+                        goto out;
+                c.notify = true;
+        }
+        if (req->pidfd_socket != NULL &&
+            (c.pidfd_sock = pidfd_socket_connect(req->pidfd_socket, err)) < 0)
+                goto out;
         if (bind_sources_open(c.config, c.bundle, &c.binds, err) < 0)
                 goto out;
         /* The root is a source like the binds: opened once, judged by what
@@ -226,7 +239,7 @@ int container_create(const struct global_options *global, const struct create_re
          * no cache entry in the state root either. */
         if (floor_seccomp_prepare(c.profile,
                                   floor_locks_file_attrs(&c.policy, policy_profile_get(c.profile)),
-                                  global->root, &c.floor, err) < 0)
+                                  c.notify, global->root, &c.floor, err) < 0)
                 goto out;
 
         /* The devices linux.netDevices moves are there to be moved. */
@@ -265,6 +278,13 @@ int container_create(const struct global_options *global, const struct create_re
                 goto out;
         if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
                 goto out;
+        /* While bwrap holds it unreaped: the pid is the process's. */
+        if (c.pidfd_sock >= 0) {
+                int sock = c.pidfd_sock;
+                c.pidfd_sock = -1;
+                if (pidfd_socket_send(sock, c.container_pid, PIDFD_KIND_INIT, err) < 0)
+                        goto out;
+        }
         if (create_receive_console(&c, &result->console_master, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.after-bwrap-up");

@@ -15,6 +15,7 @@ struct create_request {
         const char *bundle; /* NULL: the current directory */
         const char *pid_file;
         const char *console_socket;
+        const char *pidfd_socket; /* --pidfd-socket: pidfd_socket.h */
         int preserve_fds;
         bool no_pivot;
         bool no_new_keyring;

@@ -12,7 +12,7 @@ void create_ctx_init(struct create_ctx *c)
         memset(c, 0, sizeof(*c));
         c->rootfs_fd = c->ready_read = c->error_read = c->error_write = c->info_read = -1;
         c->userns_sync = c->userns_sync_child = c->console_receiver = -1;
-        c->attach_read = c->attach_write = -1;
+        c->attach_read = c->attach_write = c->pidfd_sock = -1;
         c->output_read[0] = c->output_read[1] = c->output_write[0] = c->output_write[1] = -1;
         for (int i = 0; i < LFD_COUNT; i++)
                 c->fds[i] = -1;
@@ -66,7 +66,7 @@ void create_ctx_release(struct create_ctx *c)
                          c->info_read,        c->userns_sync,    c->userns_sync_child,
                          c->console_receiver, c->attach_read,    c->attach_write,
                          c->output_read[0],   c->output_read[1], c->output_write[0],
-                         c->output_write[1] };
+                         c->output_write[1],  c->pidfd_sock };
         for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
                 if (others[i] >= 0)
                         close(others[i]);

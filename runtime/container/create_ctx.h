@@ -54,6 +54,8 @@ struct create_ctx {
         int console_receiver;          /* our end of the console pair, for console_to_caller */
         int preserve_fds;              /* --preserve-fds plus inherited LISTEN_FDS */
         int listen_fds;
+        int pidfd_sock; /* --pidfd-socket, connected; -1 without */
+        bool notify;    /* NOTIFY_SOCKET: the proxy's directory is bound (notify_socket.h) */
         struct container_cgroup cgroup;
         struct floor_seccomp floor;
         struct landlock_rules landlock; /* spec/floor_landlock.h */

@@ -14,6 +14,7 @@
 #include "spec/operator_policy.h"
 #include "oci/state.h"
 #include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/sub_cgroup.h"
 #include "runtime/cgroup/systemd_scope.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
@@ -27,6 +28,7 @@
 #include "runtime/sandbox/launcher.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/container/pid_file.h"
+#include "runtime/container/pidfd_socket.h"
 #include "runtime/sandbox/plan_build.h"
 #include "runtime/container/process_wait.h"
 #include "runtime/seccomp/floor_seccomp.h"
@@ -363,7 +365,7 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
         landlock_host_probe(&landlock_host);
         if (floor_seccomp_prepare(
                     x->profile, floor_locks_file_attrs(&x->policy, policy_profile_get(x->profile)),
-                    global->root, &x->floor, err) < 0 ||
+                    false, global->root, &x->floor, err) < 0 ||
             seccomp_setup_prepare(x->config, global->root, &x->seccomp, err) < 0 ||
             floor_landlock_decide(&x->policy, policy_profile_get(x->profile), x->config, NULL,
                                   &landlock_host, &x->landlock, NULL, err) < 0)
@@ -379,13 +381,26 @@ static int prepare(struct exec_ctx *x, const struct exec_options *opts,
                 if (rc < 0)
                         return -1;
         }
+        if (opts->cgroup != NULL && x->state->cgroup_path == NULL)
+                return sb_fail(err, 0,
+                               "--cgroup: \"%s\": container %s has no cgroup (this host has no "
+                               "cgroup v2 controllers and the policy opted out)",
+                               opts->cgroup, opts->id);
         if (x->state->cgroup_path != NULL) {
                 _cleanup_close_ int dir =
                         open(x->state->cgroup_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                x->cgroup_fd = dir >= 0 ? openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+                _cleanup_close_ int sub = -1;
+                if (dir >= 0 && opts->cgroup != NULL) {
+                        sub = sub_cgroup_open(dir, x->state->cgroup_path, opts->cgroup, err);
+                        if (sub < 0)
+                                return -1;
+                }
+                int join = sub >= 0 ? sub : dir;
+                x->cgroup_fd = join >= 0 ? openat(join, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
                 if (x->cgroup_fd < 0)
-                        return sb_fail(err, errno, "exec: open %s/cgroup.procs",
-                                       x->state->cgroup_path);
+                        return sb_fail(err, errno, "exec: open %s%s%s/cgroup.procs",
+                                       x->state->cgroup_path, opts->cgroup ? "/" : "",
+                                       opts->cgroup ? opts->cgroup : "");
         }
         const struct plan_confinement conf = {
                 .floor = &x->floor,
@@ -448,16 +463,26 @@ int container_exec(const struct global_options *global, const struct exec_option
         seccomp_setup_init(&x.seccomp);
         sigset_t signals;
         int pid = 0, ret = 1;
+        _cleanup_close_ int pidfd_sock = -1;
 
         if (check_process(process, opts, err) < 0)
+                goto out;
+        if (opts->pidfd_socket != NULL &&
+            (pidfd_sock = pidfd_socket_connect(opts->pidfd_socket, err)) < 0)
                 goto out;
         x.state = state_dir_open_state(global->root, opts->id, &sd, err);
         if (x.state == NULL)
                 goto out;
         const char *status = container_status(x.state);
-        if (strcmp(status, "stopped") == 0 || strcmp(status, "paused") == 0 ||
-            strcmp(status, "creating") == 0) {
+        if (strcmp(status, "stopped") == 0 || strcmp(status, "creating") == 0) {
                 sb_fail(err, 0, "cannot exec in a %s container", status);
+                goto out;
+        }
+        /* runc's: the process would join a frozen cgroup and wait there,
+         * and exec with it, until resume. */
+        if (strcmp(status, "paused") == 0 && !opts->ignore_paused) {
+                sb_fail(err, 0,
+                        "cannot exec in a paused container (use --ignore-paused to override)");
                 goto out;
         }
         x.config = state_dir_load_config(&sd, err);
@@ -489,9 +514,17 @@ int container_exec(const struct global_options *global, const struct exec_option
         uint64_t oom_kills = oom_kills_now(x.state);
         if (audit_exec(&x, opts->id, global, err) < 0)
                 goto out;
+        /* Frozen, the process stops on joining the cgroup, before it says
+         * ready, until `resume`, which takes this lock: let it go first. */
+        if (strcmp(status, "paused") == 0)
+                state_dir_release(&sd);
         if (start_process(&x, opts->preserve_fds, &pid, err) < 0)
                 goto out;
         if (seccomp_setup_notify(&x.seccomp, x.config, opts->id, pid, x.state->bundle, err) < 0)
+                goto out;
+        /* We are its subreaper and have not reaped it: the pid is stable. */
+        if (pidfd_sock >= 0 &&
+            pidfd_socket_send(SB_STEAL_FD(pidfd_sock), pid, PIDFD_KIND_EXEC, err) < 0)
                 goto out;
         state_dir_release(&sd);
         if (opts->pid_file && pid_file_write(opts->pid_file, pid, err) < 0)

@@ -15,6 +15,9 @@ struct exec_options {
         bool detach;
         const char *pid_file;
         const char *console_socket;
+        const char *pidfd_socket; /* --pidfd-socket: pidfd_socket.h */
+        const char *cgroup;       /* --cgroup: runtime/cgroup/sub_cgroup.h */
+        bool ignore_paused;       /* --ignore-paused: exec into a frozen container */
 };
 
 /* Takes ownership of process. Returns the exit status sbrun exec exits

@@ -10,6 +10,7 @@
 #include "runtime/container/global_options.h"
 #include "runtime/container/container_status.h"
 #include "runtime/container/deadline_kill.h"
+#include "runtime/container/notify_socket.h"
 #include "runtime/sandbox/namespaces.h"
 #include "runtime/container/state_dir.h"
 
@@ -114,9 +115,28 @@ static void stop_after_poststart(const struct oci_state *state)
         sb_error_clear(&e);
 }
 
-int container_start(const struct global_options *global, const char *id, struct sb_error *err)
+/* After the process runs: READY=1 from inside, passed on. Its pidfd is
+ * taken now; a process gone already ends the wait at once. */
+static int forward_ready(const struct notify_proxy *p, const struct oci_state *state, pid_t mainpid,
+                         struct sb_error *err)
+{
+        _cleanup_close_ int pidfd = container_pidfd(state, err);
+
+        if (pidfd < 0 && err->errnum == ESRCH) {
+                sb_error_clear(err);
+                return 0;
+        }
+        if (pidfd < 0)
+                return sb_error_prefix(err, "start: NOTIFY_SOCKET");
+        return notify_proxy_forward(p, pidfd, mainpid > 0 ? mainpid : state->pid, err);
+}
+
+int container_start(const struct global_options *global, const char *id, pid_t notify_mainpid,
+                    struct sb_error *err)
 {
         _cleanup_state_dir_ struct state_dir sd = STATE_DIR_INIT;
+        _cleanup_notify_proxy_ struct notify_proxy proxy = NOTIFY_PROXY_INIT;
+        const char *notify = notify_socket_host();
         struct oci_config *config = NULL;
         struct oci_state *state;
         int ret = -1;
@@ -138,6 +158,10 @@ int container_start(const struct global_options *global, const char *id, struct 
         }
         config = state_dir_load_config(&sd, err);
         if (config == NULL)
+                goto out;
+        /* Before anything runs: a socket that cannot be reached fails a
+         * start that leaves the container as it was, created. */
+        if (notify != NULL && notify_proxy_open(&sd, notify, &proxy, err) < 0)
                 goto out;
         /* startContainer: in the container, with its paths, before the
          * process; its failure fails start and the container. */
@@ -169,6 +193,15 @@ int container_start(const struct global_options *global, const char *id, struct 
         if (hooks_run(&config->hooks, HOOK_POSTSTART, state, NULL, NULL, err) < 0) {
                 stop_after_poststart(state);
                 goto out;
+        }
+        /* As runc's start: as long as the process lives and has not said
+         * READY=1; systemd's TimeoutStartSec bounds it. */
+        if (proxy.sock >= 0) {
+                /* Without the lock: `state`, `kill` and `delete` of the
+                 * container must not wait for its READY=1. */
+                state_dir_release(&sd);
+                if (forward_ready(&proxy, state, notify_mainpid, err) < 0)
+                        goto out;
         }
         ret = 0;
 out:

@@ -84,6 +84,12 @@ int bwrap_args_build(const struct bwrap_inputs *in, struct strv *args,
                              launcher_fd_number(in->preserve_fds, LFD_COUNT), args, init_mounts,
                              mounts, err) < 0)
                 return -1;
+        /* After every mount of the config, so that a tmpfs on /run is
+         * under it rather than over it. */
+        if (in->notify &&
+            mounts_add_notify(in->rootfs_fd, launcher_fd_number(in->preserve_fds, LFD_NOTIFY), args,
+                              init_mounts, mounts, err) < 0)
+                return -1;
         if (resolve_cwd(in, mounts, cwd, err) < 0)
                 return -1;
         strv_add(args, "--dir");

@@ -24,6 +24,7 @@ struct bwrap_inputs {
         int preserve_fds;
         bool dry_run; /* create nothing in the rootfs or a bind source (`policy explain`) */
         bool caller_in_userns; /* sbrun itself runs in a user namespace (rootless podman) */
+        bool notify;           /* bind LFD_NOTIFY at /run/notify (notify_socket.h) */
 };
 
 /* Append the options to args: the rootfs, the pid namespace, the mounts

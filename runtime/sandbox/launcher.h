@@ -29,6 +29,7 @@ enum launcher_fd {
         LFD_CGROUP,     /* the container's cgroup.procs, O_WRONLY, for the init to
                          * join (or /dev/null when there is no cgroup) */
         LFD_ROOTFS,     /* O_PATH fd of the root the floor judged: bwrap --bind-fd */
+        LFD_NOTIFY,     /* O_PATH fd of <state>/notify: bwrap --ro-bind-fd (or /dev/null) */
         LFD_COUNT
 };
 

@@ -939,6 +939,26 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
         return 0;
 }
 
+int mounts_add_notify(int rootfs_fd, int fd_number, struct strv *bwrap,
+                      struct init_mount_list *init, struct mount_table *table, struct sb_error *err)
+{
+        _cleanup_free_ char *dest = NULL;
+
+        if (resolve_destination(table, rootfs_fd, NOTIFY_MOUNT_POINT, ROOTFS_CREATE_DIR, &dest,
+                                err) < 0)
+                return sb_error_prefix(err, "NOTIFY_SOCKET: the mount point %s",
+                                       NOTIFY_MOUNT_POINT);
+        strv_add(bwrap, "--ro-bind-fd");
+        strv_addf(bwrap, "%d", fd_number);
+        strv_add(bwrap, dest);
+        /* bwrap's binds are nosuid,nodev already. */
+        if (init_mount_list_add(init, INIT_MOUNT_REMOUNT, NULL, dest, NULL, MS_RDONLY | MS_NOEXEC,
+                                NULL, false) < 0 ||
+            table_add(table, dest, MOUNTED_FRESH, NULL, -1) < 0)
+                return sb_fail(err, ENOMEM, "NOTIFY_SOCKET");
+        return 0;
+}
+
 void mount_table_release(struct mount_table *table)
 {
         for (size_t i = 0; i < table->n; i++) {

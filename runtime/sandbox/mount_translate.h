@@ -95,6 +95,15 @@ int mounts_translate(const struct oci_config *config, const char *bundle, int ro
                      struct bind_sources *bs, int first_fd, struct strv *bwrap,
                      struct init_mount_list *init, struct mount_table *table, struct sb_error *err);
 
+/* NOTIFY_SOCKET's proxy directory (runtime/container/notify_socket.h), the
+ * O_PATH fd numbered fd_number, bound read-only, noexec, nosuid, nodev at
+ * /run/notify as runc binds it: made in the rootfs when missing, or in a
+ * mount over /run. */
+#define NOTIFY_MOUNT_POINT "/run/notify"
+int mounts_add_notify(int rootfs_fd, int fd_number, struct strv *bwrap,
+                      struct init_mount_list *init, struct mount_table *table,
+                      struct sb_error *err);
+
 /* The mount whose destination is path or its deepest ancestor, or NULL. */
 const struct mounted *mount_table_find(const struct mount_table *table, const char *path);
 

@@ -20,9 +20,15 @@
 #define FLOOR_COMPILER_VERSION "sbrun-floor-seccomp-1"
 
 /* The deny-list comes in two variants, so that each is one cached program:
- * without the file-attribute ioctls or with them. The numbers are in the
+ * without the file-attribute ioctls or with them; so does the allow-list:
+ * without or with sd_notify's datagram socket. The numbers are in the
  * cache key (tests/adversarial/floor_syscalls.bats reads them). */
-enum floor_program { FLOOR_DENY_LIST, FLOOR_ALLOW_LIST, FLOOR_DENY_LIST_ATTRS };
+enum floor_program {
+        FLOOR_DENY_LIST,
+        FLOOR_ALLOW_LIST,
+        FLOOR_DENY_LIST_ATTRS,
+        FLOOR_ALLOW_LIST_NOTIFY
+};
 
 void floor_seccomp_release(struct floor_seccomp *f)
 {
@@ -105,7 +111,25 @@ static int build_deny_list(scmp_filter_ctx ctx, bool attrs, struct sb_error *err
         return attrs ? deny_ioctls(ctx, floor_attr_ioctl_deny, floor_attr_ioctl_deny_len, err) : 0;
 }
 
-static int build_allow_list(scmp_filter_ctx ctx, struct sb_error *err)
+/* sd_notify as libsystemd and go-systemd send it: socket(AF_UNIX,
+ * SOCK_DGRAM), connect to NOTIFY_SOCKET (or sendmsg with its address),
+ * send. Without network (strict's namespace is empty, Landlock refuses
+ * TCP connects) such a socket reaches only the datagram sockets the
+ * container's mounts show and abstract ones of its own namespace: the
+ * proxy's, docs/policy.md#strict. */
+static int allow_notify(scmp_filter_ctx ctx, struct sb_error *err)
+{
+        const struct scmp_arg_cmp unix_dgram[] = {
+                SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
+                SCMP_A1(SCMP_CMP_MASKED_EQ, ~(uint64_t)(SOCK_CLOEXEC | SOCK_NONBLOCK), SOCK_DGRAM),
+        };
+
+        if (add(ctx, "socket", SCMP_ACT_ALLOW, 2, unix_dgram, err) < 0)
+                return -1;
+        return add(ctx, "connect", SCMP_ACT_ALLOW, 0, NULL, err);
+}
+
+static int build_allow_list(scmp_filter_ctx ctx, bool notify, struct sb_error *err)
 {
         struct scmp_arg_cmp unix_only = SCMP_A0(SCMP_CMP_EQ, AF_UNIX);
 
@@ -116,6 +140,8 @@ static int build_allow_list(scmp_filter_ctx ctx, struct sb_error *err)
          * to clone only on ENOSYS. */
         if (add(ctx, "clone3", SCMP_ACT_ERRNO(ENOSYS), 0, NULL, err) < 0)
                 return -1;
+        if (notify && allow_notify(ctx, err) < 0)
+                return -1;
         /* A pipe-like pair between the container's own processes; no other
          * family reaches anything. */
         return add(ctx, "socketpair", SCMP_ACT_ALLOW, 1, &unix_only, err);
@@ -124,13 +150,13 @@ static int build_allow_list(scmp_filter_ctx ctx, struct sb_error *err)
 static int build(void *data, uint8_t **bpf, size_t *size, struct sb_error *err)
 {
         enum floor_program which = *(const enum floor_program *)data;
-        bool allow_list = which == FLOOR_ALLOW_LIST;
+        bool allow_list = which == FLOOR_ALLOW_LIST || which == FLOOR_ALLOW_LIST_NOTIFY;
         _cleanup_scmp_ scmp_filter_ctx ctx =
                 new_filter(allow_list ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW, err);
 
         if (ctx == NULL)
                 return -1;
-        if ((allow_list ? build_allow_list(ctx, err) :
+        if ((allow_list ? build_allow_list(ctx, which == FLOOR_ALLOW_LIST_NOTIFY, err) :
                           build_deny_list(ctx, which == FLOOR_DENY_LIST_ATTRS, err)) < 0)
                 return -1;
         return seccomp_compile_export(ctx, bpf, size, err);
@@ -147,7 +173,7 @@ static int program_key(enum floor_program which, char **key, size_t *len, struct
                 return sb_fail(err, errno, "floor seccomp: cache key");
         fprintf(f, "%s\nprogram %d\nlibseccomp %u.%u.%u api %u native %u\n", FLOOR_COMPILER_VERSION,
                 (int)which, v->major, v->minor, v->micro, seccomp_api_get(), seccomp_arch_native());
-        if (which != FLOOR_ALLOW_LIST) {
+        if (which != FLOOR_ALLOW_LIST && which != FLOOR_ALLOW_LIST_NOTIFY) {
                 for (size_t i = 0; i < floor_standard_deny_len; i++)
                         fprintf(f, "deny %s %d\n", floor_standard_deny[i].name,
                                 floor_standard_deny[i].errnum);
@@ -161,6 +187,8 @@ static int program_key(enum floor_program which, char **key, size_t *len, struct
         } else {
                 for (size_t i = 0; i < floor_strict_allow_len; i++)
                         fprintf(f, "allow %s\n", floor_strict_allow[i]);
+                if (which == FLOOR_ALLOW_LIST_NOTIFY)
+                        fprintf(f, "allow socket unix dgram\nallow connect\n");
         }
         if (ferror(f)) {
                 fclose(f);
@@ -187,8 +215,8 @@ static int prepare_program(enum floor_program which, const char *state_root,
         return 0;
 }
 
-int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, const char *state_root,
-                          struct floor_seccomp *f, struct sb_error *err)
+int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, bool notify,
+                          const char *state_root, struct floor_seccomp *f, struct sb_error *err)
 {
         memset(f, 0, sizeof(*f));
         f->profile = profile;
@@ -196,7 +224,8 @@ int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, con
                             f, err) < 0)
                 return -1;
         if (f->profile >= POLICY_STRICT &&
-            prepare_program(FLOOR_ALLOW_LIST, state_root, f, err) < 0)
+            prepare_program(notify ? FLOOR_ALLOW_LIST_NOTIFY : FLOOR_ALLOW_LIST, state_root, f,
+                            err) < 0)
                 return -1;
         return 0;
 }

@@ -29,9 +29,12 @@ void floor_seccomp_release(struct floor_seccomp *f);
  * (effective_spec_apply, effective_process_apply): the standard deny-list,
  * with the file-attribute ioctls too where lock_file_attrs
  * (floor_locks_file_attrs, spec/floor_volumes.h), and for strict also the
- * allow-list. Any failure is fatal: the floor never falls back to none. */
-int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, const char *state_root,
-                          struct floor_seccomp *f, struct sb_error *err);
+ * allow-list, which with notify (a create with NOTIFY_SOCKET,
+ * runtime/container/notify_socket.h) lets the process make an AF_UNIX
+ * datagram socket and connect it. Any failure is fatal: the floor never
+ * falls back to none. */
+int floor_seccomp_prepare(enum policy_profile profile, bool lock_file_attrs, bool notify,
+                          const char *state_root, struct floor_seccomp *f, struct sb_error *err);
 
 /* Append the programs to plan; call before the spec's program is added. */
 int floor_seccomp_to_plan(const struct floor_seccomp *f, struct init_plan *plan,

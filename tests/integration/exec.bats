@@ -175,3 +175,15 @@ start_sleeper() {
         [ "$status" -eq 0 ]
         [[ $output == *"reaped $(cat "$TEST_DIR/exec.pid") exit 7"* ]]
 }
+
+@test "exec --cgroup: refused by name where the container has no cgroup, and given twice" {
+        host_has_v2_controllers && skip "this host has cgroup v2 controllers: tests/vm/cgroups_v2.bats runs exec --cgroup"
+        start_sleeper
+        run sbrun exec --cgroup sub "$ID" touch /tmp/ran
+        [ "$status" -eq 1 ]
+        [[ $output == *"--cgroup: \"sub\": container $ID has no cgroup"* ]]
+        run sbrun exec --cgroup a --cgroup b "$ID" touch /tmp/ran
+        [ "$status" -eq 1 ]
+        [[ $output == *'--cgroup: given twice ("a", "b")'* ]]
+        [ ! -e "/proc/$INIT_PID/root/tmp/ran" ]
+}

@@ -100,7 +100,7 @@ suite() {
 	# slow under TCG (seconds a command): not the whole file.
 	# SBRUN_VM_ENGINES=0 leaves them out.
 	if [ "${SBRUN_VM_ENGINES:-1}" != 0 ]; then
-		sel -f 'prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed|SRC:DST:idmap' \
+		sel -f 'prints the container|--memory, --pids-limit, --cpus|pause/unpause and update|podman stats|OOM-killed|SRC:DST:idmap|--sdnotify=container' \
 			"$SBRUN_SRCDIR/tests/engines/podman.bats"
 		# A Kubernetes pod through containerd's CRI plugin: the README's pod
 		# and the resource limits with UpdateContainerResources, on real cgroups.

@@ -226,14 +226,23 @@ setup() {
         [ "$status" -eq 1 ]
         [[ $output == *"is paused"* ]]
 
-        # No exec into a frozen container.
+        # No exec into a frozen container, unless --ignore-paused (runc's):
+        # then the process waits frozen, and exec with it, until resume.
         run sbrun exec "$ID" true
         [ "$status" -ne 0 ]
-        [[ $output == *"cannot exec in a paused container"* ]]
+        [[ $output == *"cannot exec in a paused container (use --ignore-paused to override)"* ]]
+        run_bg "$TEST_DIR/exec.out" exec --ignore-paused "$ID" sh -c 'echo ran >/dev/shm/exec'
+        local exec_pid=$BG_PID
+        sleep 2
+        kill -0 "$exec_pid" || fail "exec --ignore-paused ended while paused: $(cat "$TEST_DIR/exec.out")"
+        [ ! -e "/proc/$pid/root/dev/shm/exec" ]
 
         run sbrun resume "$ID"
         [ "$status" -eq 0 ]
         [ "$(container_status "$ID")" = running ]
+        timeout_wait "$exec_pid" 30 || fail "exec --ignore-paused still waits after resume"
+        [ "$WAIT_STATUS" -eq 0 ] || fail "exec --ignore-paused: $(cat "$TEST_DIR/exec.out")"
+        [ "$(cat "/proc/$pid/root/dev/shm/exec")" = ran ]
         sleep 1.5
         [ "$(count)" -gt "$a" ]
 
@@ -243,6 +252,38 @@ setup() {
         [ "$status" -eq 1 ]
         run sbrun delete --force "$ID"
         [ "$status" -eq 0 ]
+        assert_no_leftovers "$ID"
+}
+
+@test "exec --cgroup PATH: the process joins the cgroup below the container's, which must exist and not escape" {
+        make_bundle
+        set_cmd 'sleep 1000'
+        detached sbrun run -d -b "$BUNDLE" "$ID"
+        mkdir "$(cgdir)/sub"
+        run sbrun exec --cgroup sub "$ID" cat /proc/self/cgroup
+        [ "$status" -eq 0 ]
+        # Its cgroup is sub below the container's (the namespace may be
+        # rooted at the container's cgroup).
+        [[ $output == "0::/sub" || $output == "0::/sbrun/$ID/sub" ]]
+        # "/" at the start is ignored, as runc joins the path.
+        run sbrun exec --cgroup /sub "$ID" cat /proc/self/cgroup
+        [[ $output == "0::/sub" || $output == "0::/sbrun/$ID/sub" ]]
+        run sbrun exec --cgroup nosuch "$ID" true
+        [ "$status" -eq 1 ]
+        [[ $output == *'--cgroup: "nosuch": no such cgroup below the container'*'make it first'* ]]
+        [ ! -e "$(cgdir)/nosuch" ]
+        run sbrun exec --cgroup sub/../.. "$ID" true
+        [ "$status" -eq 1 ]
+        [[ $output == *'".." would leave the container'* ]]
+        run sbrun exec --cgroup memory:sub "$ID" true
+        [ "$status" -eq 1 ]
+        [[ $output == *'CONTROLLER:PATH is for cgroup v1'* ]]
+        # A symlink cannot be made in cgroupfs; a file is no cgroup.
+        run sbrun exec --cgroup cgroup.procs "$ID" true
+        [ "$status" -eq 1 ]
+        [[ $output == *'no such cgroup'* ]]
+        rmdir "$(cgdir)/sub"
+        sbrun delete --force "$ID"
         assert_no_leftovers "$ID"
 }
 
