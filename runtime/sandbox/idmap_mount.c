@@ -157,6 +157,10 @@ int idmap_mount_make(const struct idmap_mount_request *req, struct sb_error *err
                                       .propagation = MS_SLAVE };
         if (mount_setattr_fd(tree, AT_RECURSIVE, &attr) < 0)
                 return sb_fail(err, errno, "%s: mount_setattr", req->what);
+        /* No mapping: a plain bind made this way (mount_translate.c's
+         * bind for a user namespace that cannot reach its source's path). */
+        if (req->uids == NULL)
+                return SB_STEAL_FD(tree);
 
         _cleanup_close_ int userns = mapping_userns(req, err);
         if (userns < 0)

@@ -19,6 +19,7 @@ struct oci_idmap;
 
 struct idmap_mount_request {
         int source_fd; /* O_PATH fd of the bind source the floor judged */
+        /* NULL: no mapping, a detached bind of the source as it is */
         const struct oci_idmap *uids, *gids;
         size_t n_uids, n_gids;
         bool recursive;    /* ridmap: every mount below the source too */

@@ -7,6 +7,7 @@
 #include "common/strv.h"
 #include "oci/config.h"
 #include "runtime/sandbox/bind_sources.h"
+#include "runtime/sandbox/id_map.h"
 #include "runtime/sandbox/idmap_mount.h"
 #include "runtime/sandbox/rootfs_path.h"
 #include "spec/floor.h"
@@ -388,6 +389,50 @@ static void bind_attributes(const struct mount_options *o, uint64_t *set, uint64
         *clr |= o->attr_clr;
 }
 
+/* bwrap binds a held source by the path its /proc/self/fd link reads
+ * (realpath, then a check of the mount against the fd), walked in the
+ * container's user namespace: a directory on the way that the container's
+ * root cannot search (podman 5's 0700 run directory under --userns=auto)
+ * fails the bind with EACCES. Such a bind is made as an idmapped one without
+ * a mapping: a detached clone of the held source, made here as the host's
+ * root and attached by sbrun-init. The walk here only chooses the way; both
+ * bind what the fd holds; and a later mount under it is refused, as under
+ * any mount of sbrun-init's. */
+static bool searchable_by(const struct stat *st, long long uid, long long gid)
+{
+        if (uid >= 0 && st->st_uid == (uid_t)uid)
+                return st->st_mode & S_IXUSR;
+        if (gid >= 0 && st->st_gid == (gid_t)gid)
+                return st->st_mode & S_IXGRP;
+        return st->st_mode & S_IXOTH;
+}
+
+static bool own_userns_cannot_reach(const struct mount_table *table, const char *path)
+{
+        const struct oci_linux *l = table->linux_;
+        bool own = false;
+
+        for (size_t k = 0; l != NULL && k < l->n_namespaces; k++)
+                own |= l->namespaces[k].type == OCI_NS_USER && l->namespaces[k].path == NULL;
+        if (!own || path == NULL || path[0] != '/')
+                return false;
+        long long uid = id_map_to_host(l->uid_mappings, l->n_uid_mappings, 0);
+        long long gid = id_map_to_host(l->gid_mappings, l->n_gid_mappings, 0);
+        _cleanup_free_ char *dir = strdup(path);
+        if (dir == NULL)
+                return false;
+        /* Every directory above the source, from the top. */
+        for (char *slash = strchr(dir + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+                struct stat st;
+                *slash = '\0';
+                bool ok = stat(dir, &st) == 0 && searchable_by(&st, uid, gid);
+                *slash = '/';
+                if (!ok)
+                        return true;
+        }
+        return false;
+}
+
 /* An idmapped bind (idmap_mount.h): sbrun makes the tree now, on the host,
  * from the source the floor judged; sbrun-init attaches it once bwrap is
  * done, so it is a mount of the init's, and a later mount under it is
@@ -395,8 +440,8 @@ static void bind_attributes(const struct mount_options *o, uint64_t *set, uint64
  * (spec/floor_spec_fields.c); what is checked here is what only the host
  * can say. */
 static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
-                           const struct mount_options *o, struct bind_sources *held, int first_fd,
-                           struct init_mount_list *init, struct mount_table *table,
+                           const struct mount_options *o, bool idmap, struct bind_sources *held,
+                           int first_fd, struct init_mount_list *init, struct mount_table *table,
                            struct sb_error *err)
 {
         const struct oci_linux *l = table->linux_;
@@ -420,14 +465,17 @@ static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
                                i, m->source);
         const struct oci_idmap *uids = m->uid_mappings, *gids = m->gid_mappings;
         size_t n_uids = m->n_uid_mappings, n_gids = m->n_gid_mappings;
-        if (n_uids == 0 && n_gids == 0 && l != NULL) {
+        if (!idmap) {
+                uids = gids = NULL;
+                n_uids = n_gids = 0;
+        } else if (n_uids == 0 && n_gids == 0 && l != NULL) {
                 /* As crun and runc 1.2 do: the container's own mapping. */
                 uids = l->uid_mappings;
                 gids = l->gid_mappings;
                 n_uids = l->n_uid_mappings;
                 n_gids = l->n_gid_mappings;
         }
-        if (n_uids == 0 || n_gids == 0)
+        if (idmap && (n_uids == 0 || n_gids == 0))
                 return sb_fail(err, 0,
                                "mounts[%zu]: an idmapped mount needs uidMappings and gidMappings, "
                                "its own or linux's",
@@ -443,7 +491,7 @@ static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
                         .gids = gids,
                         .n_uids = n_uids,
                         .n_gids = n_gids,
-                        .recursive = o->ridmap,
+                        .recursive = idmap ? o->ridmap : true,
                         .what = what,
                 };
                 snprintf(what, sizeof(what), "mounts[%zu]", i);
@@ -480,7 +528,14 @@ static int translate_bind(const struct oci_mount *m, size_t i, const char *bundl
         if (m->source == NULL) /* the sysfs/cgroup binds in a user namespace have one */
                 return sb_fail(err, 0, "mounts[%zu].source: required for a bind mount", i);
         if (o->idmap || m->n_uid_mappings > 0 || m->n_gid_mappings > 0)
-                return translate_idmap(m, i, rootfs_fd, o, held, first_fd, init, table, err);
+                return translate_idmap(m, i, rootfs_fd, o, true, held, first_fd, init, table, err);
+        /* Root (of the host, or of rootless podman's user namespace, which
+         * owns sbrun's mount namespace there) can clone the source; a user
+         * cannot, but maps only its own id, which reaches its own files. */
+        if (held != NULL && i < held->n && held->fds[i] >= 0 && geteuid() == 0 &&
+            (S_ISDIR(held->stats[i].st_mode) || S_ISREG(held->stats[i].st_mode)) &&
+            own_userns_cannot_reach(table, held->paths[i]))
+                return translate_idmap(m, i, rootfs_fd, o, false, held, first_fd, init, table, err);
         if (held != NULL && i < held->n && held->fds[i] >= 0) {
                 source = strdup(held->paths[i]);
                 st = held->stats[i];

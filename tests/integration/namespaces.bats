@@ -272,6 +272,40 @@ wait_ns() {
         [ "$(stat -c %u:%g "$TEST_DIR/share/made-inside")" = 200000:200000 ]
 }
 
+# podman 5 under --userns=auto keeps the files it binds (hosts, hostname,
+# .containerenv, the shm directory) in a run directory of mode 0700 that the
+# container's root (a host uid of the range) cannot search: bwrap walks a
+# bind source's path in the container's user namespace and failed there
+# with "Can't find source path /proc/self/fd/N: Permission denied". sbrun
+# makes such a bind itself (runtime/sandbox/mount_translate.c).
+@test "a user namespace: binds from a directory its root cannot search, a file and a directory, read-write and read-only" {
+        make_bundle
+        local priv=$TEST_DIR/priv
+        mkdir -m 0700 "$priv" "$priv/dir"
+        echo from-host >"$priv/hosts"
+        echo in-dir >"$priv/dir/f"
+        chmod 0666 "$priv/hosts"
+        chmod 0777 "$priv/dir"
+        set_cmd 'cat /etc/hosts /mnt/dir/f /mnt/ro/f; echo more >>/etc/hosts && echo appended; touch /mnt/dir/new && echo made;
+                 touch /mnt/ro/x 2>/dev/null || echo ro-refused; grep -c " /mnt/dir " /proc/self/mountinfo'
+        edit_config '.linux.namespaces += [{"type": "user"}] |
+                .linux.uidMappings = [{"containerID": 0, "hostID": 200000, "size": 1000}] |
+                .linux.gidMappings = [{"containerID": 0, "hostID": 200000, "size": 65536}] |
+                (.mounts |= map(select(.destination != "/sys/fs/cgroup"))) |
+                .mounts += [{"destination": "/etc/hosts", "type": "bind", "source": ($p + "/hosts"), "options": ["bind", "rprivate"]},
+                            {"destination": "/mnt/dir", "type": "bind", "source": ($p + "/dir"), "options": ["rbind", "rw"]},
+                            {"destination": "/mnt/ro", "type": "bind", "source": ($p + "/dir"), "options": ["rbind", "ro"]}]' \
+                --arg p "$priv"
+
+        run sbrun run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "status $status: $output"
+        [[ $output == *from-host*in-dir*in-dir*appended*made*ro-refused* ]] || fail "inside: $output"
+        [[ ${lines[-1]} == 1 ]] || fail "/mnt/dir is not one mount: $output"
+        [ "$(tail -n 1 "$priv/hosts")" = more ] || fail "hosts: $(cat "$priv/hosts")"
+        [ "$(stat -c %u "$priv/dir/new")" = 200000 ] || fail "new: $(stat -c %u "$priv/dir/new")"
+        assert_no_leftovers "$ID"
+}
+
 @test "uidMappings of the wrong type are refused" {
         make_bundle
         edit_config '.linux.namespaces += [{"type": "user"}] |

@@ -118,13 +118,6 @@ same() {
 
 @test "podman 5 rootful, sbrun beside crun: --userns=auto maps the container into the containers range of /etc/subuid" {
         both userns run --rm --userns=auto busybox sh -c 'cat /proc/self/uid_map /proc/self/gid_map; id -u'
-        # Known (issue #33): in the user namespace, bwrap cannot open the
-        # magic link of the device node sbrun holds for podman's /dev binds
-        # (the process is no longer dumpable: its /proc/self/fd belongs to
-        # the host's root, which the namespace does not map). crun passes.
-        if [[ $RT_out_sbrun == *"bwrap: Can't find source path /proc/self/fd/"*": Permission denied"* ]]; then
-                skip "sbrun: bwrap cannot reach a held device node in a user namespace (issue #33): $RT_out_sbrun"
-        fi
         [ "$RT_status_sbrun" -eq 0 ] || fail "sbrun: $RT_out_sbrun"
         local line start count
         while read -r line; do
