@@ -18,6 +18,9 @@ fi
 (cd "$src" && git ls-files -z --cached --others --exclude-standard |
         while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
         tar --null -T - -cf -) | tar -C "$dest" -xf -
+# The list of files make dist ships is written by autogen.sh from git, which
+# the copy has not: it travels with the copy, as configure does in a release.
+[ -f "$src/dist-files.am" ] && cp -p "$src/dist-files.am" "$dest/"
 if [ ! -x "$dest/configure" ] || [ "$dest/configure.ac" -nt "$dest/configure" ] ||
         [ "$dest/Makefile.am" -nt "$dest/Makefile.in" ]; then
         (cd "$dest" && ./autogen.sh >/dev/null 2>&1) || {
