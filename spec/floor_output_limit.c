@@ -4,14 +4,10 @@
 #include "spec/floor_runtime.h"
 
 #include "common/error.h"
-#include "common/log.h"
 #include "oci/config.h"
-#include "spec/floor.h"
 #include "spec/operator_policy.h"
 #include "spec/policy_profiles.h"
 
-#include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 int64_t floor_output_ceiling(const struct operator_policy *policy, enum policy_profile profile)
@@ -44,51 +40,31 @@ static int annotation_bytes(const struct oci_config *config, int64_t *bytes, str
         return 0;
 }
 
-/* A limit above the ceiling is clamped to it; a lower one replaces it. */
-static int lower(int64_t *limit, int64_t wanted, const char *what, const char *source,
-                 struct floor_report *report, struct sb_error *err)
-{
-        char req[32], eff[32], rule[PATH_MAX + 64];
-
-        if (wanted <= 0)
-                return 0;
-        if (*limit <= 0 || wanted <= *limit) {
-                *limit = wanted;
-                return 0;
-        }
-        if (report->log)
-                sb_warn("%s: %lld bytes is above the output ceiling of %lld bytes; clamped "
-                        "(rule: limits.output in %s may only be lowered)",
-                        what, (long long)wanted, (long long)*limit, source);
-        snprintf(req, sizeof(req), "%lld bytes", (long long)wanted);
-        snprintf(eff, sizeof(eff), "%lld bytes", (long long)*limit);
-        snprintf(rule, sizeof(rule), "limits.output in %s may only be lowered", source);
-        return floor_record(report, err, FLOOR_CLAMPED, what, req, eff, rule);
-}
-
 int floor_output_limit(const struct operator_policy *policy, enum policy_profile profile,
                        const struct oci_config *config, const struct output_request *requested,
                        struct output_limits *limits, struct floor_report *report,
                        struct sb_error *err)
 {
-        const char *source = policy->source ? policy->source : "the built-in policy";
+        const struct floor_ceiling ceiling = { "output", "bytes", "limits.output",
+                                               policy->source ? policy->source :
+                                                                "the built-in policy" };
         int64_t annotated, both = floor_output_ceiling(policy, profile);
 
         limits->out = limits->err = 0;
         if (annotation_bytes(config, &annotated, err) < 0)
                 return -1;
-        if (lower(&both, annotated, "annotations." OUTPUT_LIMIT_ANNOTATION, source, report, err) <
-            0)
+        if (floor_lower(&ceiling, &both, annotated, "annotations." OUTPUT_LIMIT_ANNOTATION, report,
+                        err) < 0)
                 return -1;
         limits->out = limits->err = both;
         if (requested == NULL)
                 return 0;
         /* A stream's own option wins over --output-limit for that stream;
          * neither goes above the ceiling. */
-        if (lower(&limits->out, requested->out ? requested->out : requested->both,
-                  requested->out ? "--stdout-limit" : "--output-limit", source, report, err) < 0 ||
-            lower(&limits->err, requested->err ? requested->err : requested->both,
-                  requested->err ? "--stderr-limit" : "--output-limit", source, report, err) < 0)
+        if (floor_lower(&ceiling, &limits->out, requested->out ? requested->out : requested->both,
+                        requested->out ? "--stdout-limit" : "--output-limit", report, err) < 0 ||
+            floor_lower(&ceiling, &limits->err, requested->err ? requested->err : requested->both,
+                        requested->err ? "--stderr-limit" : "--output-limit", report, err) < 0)
                 return -1;
         return 0;
 }

@@ -16,6 +16,19 @@ struct floor_report;
 struct oci_config;
 struct operator_policy;
 
+/* A ceiling on how a container runs, as its clamps name it: NAME in the
+ * warning ("wall-clock"), UNIT of its values ("s"), the policy KEY that
+ * sets it and the SOURCE of the policy. */
+struct floor_ceiling {
+        const char *name, *unit, *key, *source;
+};
+
+/* WANTED (0 or less: not asked) for the ceiling *LIMIT (0: none), asked by
+ * WHAT (an annotation or an option): at most the ceiling replaces it;
+ * above, it is clamped, recorded and (when the report logs) warned about. */
+int floor_lower(const struct floor_ceiling *ceiling, int64_t *limit, int64_t wanted,
+                const char *what, struct floor_report *report, struct sb_error *err);
+
 #define TIMEOUT_ANNOTATION "run.sbrun.timeout"
 
 /* The wall-clock limit in seconds (0: none): the smallest of the
