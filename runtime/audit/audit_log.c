@@ -4,6 +4,8 @@
 #include "common/error.h"
 #include "common/fs_util.h"
 #include "runtime/container/global_options.h"
+#include "runtime/host/rootless.h"
+#include "runtime/host/user_name.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +25,17 @@
 #define LOCK_WAIT_MS 1000
 #define LOCK_STEP_MS 5
 
+/* $XDG_STATE_HOME, else $HOME/.local/state, else the home /etc/passwd
+ * gives the user: an engine's cleanup may run sbrun with no environment
+ * (rootless podman 5's `container cleanup` has no HOME), and its delete is
+ * recorded all the same. Inside an engine's user namespace the user is the
+ * one outside it. */
 static char *user_log_path(struct sb_error *err)
 {
         const char *state = getenv("XDG_STATE_HOME");
         const char *home = getenv("HOME");
+        uid_t uid = rootless_outer_uid(geteuid());
+        char passwd_home[PATH_MAX];
         char *path = NULL;
         int n;
 
@@ -34,10 +43,13 @@ static char *user_log_path(struct sb_error *err)
                 n = asprintf(&path, "%s/%s", state, AUDIT_USER_LOG);
         else if (home != NULL && home[0] == '/')
                 n = asprintf(&path, "%s/.local/state/%s", home, AUDIT_USER_LOG);
+        else if (host_user_home(uid, passwd_home, sizeof(passwd_home)))
+                n = asprintf(&path, "%s/.local/state/%s", passwd_home, AUDIT_USER_LOG);
         else
                 return sb_fail(err, 0,
-                               "audit: neither XDG_STATE_HOME nor HOME is set, so a user's audit "
-                               "log has no place"),
+                               "audit: neither XDG_STATE_HOME nor HOME is set, and /etc/passwd "
+                               "has no home for uid %u, so a user's audit log has no place",
+                               (unsigned)uid),
                        NULL;
         if (n < 0)
                 return sb_fail(err, ENOMEM, "audit log path"), NULL;

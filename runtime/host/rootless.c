@@ -54,6 +54,26 @@ uid_t rootless_host_root_uid(void)
         return (uid_t)overflow;
 }
 
+uid_t rootless_outer_uid(uid_t uid)
+{
+        char buf[4096] = { 0 };
+        unsigned long inside, outside, count;
+        _cleanup_close_ int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+        const char *line = buf;
+
+        if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+                return uid;
+        while (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) == 3) {
+                if (uid >= inside && uid - inside < count)
+                        return (uid_t)(outside + (uid - inside));
+                line = strchr(line, '\n');
+                if (line == NULL)
+                        break;
+                line++;
+        }
+        return uid;
+}
+
 bool rootless_detect(void)
 {
         return geteuid() != 0 || rootless_in_user_namespace();

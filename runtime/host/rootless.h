@@ -19,6 +19,11 @@ bool rootless_in_user_namespace(void);
  * the kernel's overflow uid (/proc/sys/kernel/overflowuid). */
 uid_t rootless_host_root_uid(void);
 
+/* The id in the parent user namespace of uid of this one (the user whose
+ * namespace rootless podman runs sbrun in); uid itself where the map does
+ * not cover it or cannot be read. */
+uid_t rootless_outer_uid(uid_t uid);
+
 /* euid != 0, or root of a user namespace other than the initial one. */
 bool rootless_detect(void);
 

@@ -94,6 +94,36 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         assert_no_leftovers "$ID"
 }
 
+@test "rootless: with no HOME the audit trail is the user's own from /etc/passwd, also as root of the user's namespace" {
+        local home log
+        home=$(getent passwd "$RL_USER" | cut -d: -f6)
+        log=$home/.local/state/sbrun/audit.jsonl
+        make_bundle
+        set_args true
+        # As an engine's cleanup runs it: no HOME, no XDG_STATE_HOME.
+        run as_user env -u HOME "$SBRUN_REAL" --root "$ROOT" ${SB_POLICY:+--policy "$SB_POLICY"} \
+                run -b "$BUNDLE" "$ID"
+        [ "$status" -eq 0 ] || fail "$output"
+        [[ $output != *audit* ]] || fail "$output"
+        [ "$(jq -r --arg id "$ID" 'select(.id == $id) | .event' "$log" | sort -u | tr '\n' ' ')" = "create delete verdict " ] ||
+                fail "$(cat "$log")"
+
+        # Root of a user namespace that maps the user (rootless podman's):
+        # still the user outside it, never the namespace's "root". There
+        # only /etc/sbrun's policy is read: where this host's default policy
+        # refuses the container, the refusal is the line.
+        local id2
+        id2=$(new_id)
+        edit_config '.linux.uidMappings = [{containerID: 0, hostID: 0, size: 1}] |
+                .linux.gidMappings = [{containerID: 0, hostID: 0, size: 1}]'
+        run as_user env -u HOME unshare --user --map-root-user "$SBRUN_REAL" --root "$ROOT" \
+                run -b "$BUNDLE" "$id2"
+        [[ $output != *audit* ]] || fail "$output"
+        grep -q "\"$id2\"" "$log" || fail "no line for $id2 in $log: $(cat "$log")"
+        [ "$(stat -c %U "$log")" = "$RL_USER" ]
+        [ ! -e /root/.local/state/sbrun/audit.jsonl ] || ! grep -q "$id2" /root/.local/state/sbrun/audit.jsonl
+}
+
 @test "rootless: a terminal through --console-socket" {
         make_bundle
         set_args sh
