@@ -260,6 +260,22 @@ wait_for_status() {
         fail "container $id: status is '$got', waited ${secs}s for '$want'"
 }
 
+now_ms() {
+        echo $(($(date +%s%N) / 1000000))
+}
+
+# control_ms: what a `sbrun run` of `true` costs on this machine now, in
+# ms: the control of a timing bound (timeout.bats, output_limit.bats), so
+# that a loaded machine, a qemu guest beside the suite or a sanitizer build
+# moves the bound with the run it measures.
+control_ms() {
+        local b=$TEST_DIR/control t0
+        [ -d "$b" ] || { make_bundle "$b" && BUNDLE=$b set_args true; } >/dev/null
+        t0=$(now_ms)
+        sbrun run -b "$b" "$ID-control" >/dev/null 2>&1 || true
+        echo $(($(now_ms) - t0))
+}
+
 # run_bg OUTFILE ARGS...: `sbrun ARGS...` in the background, stdout and
 # stderr to OUTFILE; sets BG_PID. Closes bats' fd 3 so bats does not wait.
 run_bg() {

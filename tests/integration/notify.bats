@@ -32,12 +32,7 @@ listen() {
         NOTIFY_LOG=$TEST_DIR/notify.log
         start_helper python3 "$SBRUN_SRCDIR/tests/helpers/notify_listener.py" "$1" "$NOTIFY_LOG"
         LISTENER_PID=$HELPER_PID
-        local i
-        for ((i = 0; i < 100; i++)); do
-                grep -qx ready "$NOTIFY_LOG" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "the notify listener did not start"
+        wait_file_has "$NOTIFY_LOG" ready
 }
 
 # unlisten: the listener goes (its command line names the test's directory,

@@ -8,23 +8,10 @@ load ../helpers
 
 MiB=1048576
 
-now_ms() {
-        echo $(($(date +%s%N) / 1000000))
-}
-
-# control_ms: what a `sbrun run` of `true` costs on this machine now (as
-# in timeout.bats): the upper bounds below are the documented 2 s settle
-# bound plus three times this plus 2 s of slack, so that a loaded machine
-# (or an ASan build) moves the bound with the run it measures; the lower
-# bound is what the container would take without the kill (its
-# background child sleeps 60 s).
-control_ms() {
-        local b=$TEST_DIR/control t0
-        [ -d "$b" ] || { make_bundle "$b" && BUNDLE=$b set_args true; } >/dev/null
-        t0=$(now_ms)
-        sbrun run -b "$b" "$ID-control" >/dev/null 2>&1 || true
-        echo $(($(now_ms) - t0))
-}
+# The timing bounds below: the documented 2 s settle bound plus three times
+# control_ms (tests/helpers.bash) plus 2 s of slack as the upper; the lower
+# is what the container would take without the kill (its background child
+# sleeps 60 s).
 
 verdict_of() { # FIELD
         jq -r ".$1" "$TEST_DIR/verdict.json"

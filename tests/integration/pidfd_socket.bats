@@ -14,12 +14,7 @@ receive() {
         start_helper python3 "$SBRUN_SRCDIR/tests/helpers/pidfd_receiver.py" \
                 "$TEST_DIR/pidfd.sock" "$PIDFD_LOG" "$@"
         RECEIVER_PID=$HELPER_PID
-        local i
-        for ((i = 0; i < 100; i++)); do
-                grep -qx listening "$PIDFD_LOG" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "the pidfd receiver did not start"
+        wait_file_has "$PIDFD_LOG" listening
 }
 
 # received N: waits for N lines after "listening" and prints them.

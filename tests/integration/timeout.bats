@@ -15,22 +15,6 @@ ceiling_policy() {
         echo "$TEST_DIR/ceiling.json"
 }
 
-now_ms() {
-        echo $(($(date +%s%N) / 1000000))
-}
-
-# control_ms: what a `sbrun run` of `true` costs on this machine now, in ms
-# (the control of the bounds below: they are the wall clock plus its
-# documented 2 s plus this, so that a loaded machine, a qemu guest beside
-# the suite or a sanitizer build moves the bound with the run it measures).
-control_ms() {
-        local b=$TEST_DIR/control t0
-        [ -d "$b" ] || { make_bundle "$b" && BUNDLE=$b set_args true; } >/dev/null
-        t0=$(now_ms)
-        sbrun run -b "$b" "$ID-control" >/dev/null 2>&1 || true
-        echo $(($(now_ms) - t0))
-}
-
 verdict_of() { # FILE FIELD
         jq -r ".$2" "$1"
 }

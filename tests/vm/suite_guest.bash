@@ -47,3 +47,24 @@ suite_leftover_cgroups() {
                 SUITE_RC=1
         fi
 }
+
+# suite_leftover_units: under systemd, a unit a test made fail, or a
+# container's scope or a slice made for one still loaded and not inactive
+# (systemd collects a stopped transient unit), is a failure of the suite
+# too: the names the tests and the engines give them (sbtest-*, libpod-*,
+# cri-containerd-*, the test slices, the kubelet's kubepods slices).
+suite_leftover_units() {
+        local failed units
+        failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
+        if [ -n "$failed" ]; then
+                echo "not ok - $SUITE: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
+                SUITE_RC=1
+        fi
+        units=$(systemctl list-units --all --no-legend --plain 'sbtest-*.scope' 'libpod-*.scope' \
+                'libpod-conmon-*.scope' 'cri-containerd-*.scope' 'sbt-*.slice' 'sbt.slice' 'kubepods*.slice' 2>&1 |
+                awk '$3 != "inactive"')
+        if [ -n "$units" ]; then
+                echo "not ok - $SUITE: container units left after the suite: $(tr '\n' ' ' <<<"$units")"
+                SUITE_RC=1
+        fi
+}

@@ -57,23 +57,8 @@ suite_guest_env
 . "$SBRUN_SRCDIR/tests/vm/stall_guard.bash"
 stall_guarded suite_sel "${files[@]}"
 
-# What a test left in the cgroup tree, or a unit it made fail, is a failure
-# too.
+# What a test left in the cgroup tree, a unit it made fail or a container
+# unit still loaded is a failure too (tests/vm/suite_guest.bash).
 suite_leftover_cgroups 'sbrun-sd*'
-failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
-if [ -n "$failed" ]; then
-	echo "not ok - systemd-suite: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
-	SUITE_RC=1
-fi
-# A container's scope, or a slice made for one, still loaded and not
-# inactive (systemd collects a stopped transient unit): the names the tests
-# and the engines give them (sbtest-*, libpod-*, cri-containerd-*, the test
-# slices, the kubelet's kubepods slices).
-units=$(systemctl list-units --all --no-legend --plain 'sbtest-*.scope' 'libpod-*.scope' \
-	'libpod-conmon-*.scope' 'cri-containerd-*.scope' 'sbt-*.slice' 'sbt.slice' 'kubepods*.slice' 2>&1 |
-	awk '$3 != "inactive"')
-if [ -n "$units" ]; then
-	echo "not ok - systemd-suite: container units left after the suite: $(tr '\n' ' ' <<<"$units")"
-	SUITE_RC=1
-fi
+suite_leftover_units
 exit $SUITE_RC

@@ -17,16 +17,7 @@ load vm_helpers
 setup_file() {
         vm_require_systemd
         rl_user_create
-        # logind starts user@UID.service for a lingering user, as at boot.
-        systemctl start systemd-logind.service || fail "cannot start systemd-logind"
-        loginctl enable-linger "$RL_USER" || fail "loginctl enable-linger $RL_USER"
-        local i
-        for ((i = 0; i < 600; i++)); do
-                [ -S "$RL_RUNTIME_DIR/systemd/private" ] && [ -S "$RL_RUNTIME_DIR/bus" ] && break
-                sleep 0.5
-        done
-        [ -S "$RL_RUNTIME_DIR/systemd/private" ] ||
-                fail "no systemd --user for $RL_USER: $(systemctl status "user@$RL_UID.service" 2>&1 | tail -5)"
+        vm_user_manager_start
         export RL_MANAGER_CG=/sys/fs/cgroup/user.slice/user-$RL_UID.slice/user@$RL_UID.service
 }
 

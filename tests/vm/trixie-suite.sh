@@ -106,16 +106,5 @@ suite_guest_env
 stall_guarded suite
 
 suite_leftover_cgroups 'sbrun-sd*'
-failed=$(systemctl list-units --failed --no-legend --plain 2>&1)
-if [ -n "$failed" ]; then
-	echo "not ok - trixie-suite: failed units after the suite: $(tr '\n' ' ' <<<"$failed")"
-	SUITE_RC=1
-fi
-units=$(systemctl list-units --all --no-legend --plain 'sbtest-*.scope' 'libpod-*.scope' \
-	'libpod-conmon-*.scope' 'cri-containerd-*.scope' 'sbt-*.slice' 'sbt.slice' 'kubepods*.slice' 2>&1 |
-	awk '$3 != "inactive"')
-if [ -n "$units" ]; then
-	echo "not ok - trixie-suite: container units left after the suite: $(tr '\n' ' ' <<<"$units")"
-	SUITE_RC=1
-fi
+suite_leftover_units
 exit $SUITE_RC

@@ -25,15 +25,7 @@ setup_file() {
                 ip link set "$NET_DEV" up &&
                 ip route add default via 192.0.2.1 dev "$NET_DEV" || fail "cannot make $NET_DEV"
         rl_user_create
-        systemctl start systemd-logind.service || fail "cannot start systemd-logind"
-        loginctl enable-linger "$RL_USER" || fail "loginctl enable-linger $RL_USER"
-        local i
-        for ((i = 0; i < 600; i++)); do
-                [ -S "$RL_RUNTIME_DIR/systemd/private" ] && [ -S "$RL_RUNTIME_DIR/bus" ] && break
-                sleep 0.5
-        done
-        [ -S "$RL_RUNTIME_DIR/systemd/private" ] ||
-                fail "no systemd --user for $RL_USER: $(systemctl status "user@$RL_UID.service" 2>&1 | tail -5)"
+        vm_user_manager_start
         # The image where the user may read it (bats' own dirs are 0700).
         IMG_DIR=$(mktemp -d /tmp/sbrl-img.XXXXXX) && chmod 0755 "$IMG_DIR" || fail "mktemp"
         export IMG_DIR
