@@ -251,10 +251,14 @@ if [ "$vm_lane" = 1 ]; then
                 vm_env+=(-e SBRUN_FLOOR_ATTACK="$vm_bin/floor_attack")
         fi
         # The trixie guest has no compiler: the pty helper of
-        # tests/engines/podman.bats's -it test, built here.
+        # tests/engines/podman.bats's -it test and the sd_notify client of
+        # trixie_podman.bats' notify tests, built here.
         trixie_env=()
         if cc -O2 -Wall -static -o "$vm_bin/pty_run" "$SBRUN_SRCDIR/tests/helpers/pty_run.c"; then
                 trixie_env+=(-e SBRUN_PTY_RUN="$vm_bin/pty_run")
+        fi
+        if cc -O2 -Wall -static -o "$vm_bin/sd_notify" "$SBRUN_SRCDIR/tests/helpers/sd_notify.c"; then
+                trixie_env+=(-e SBRUN_SD_NOTIFY="$vm_bin/sd_notify")
         fi
         (
                 # The trixie tree (mmdebstrap: network and dpkg, a minute or

@@ -177,6 +177,12 @@ int idmap_mount_make(const struct idmap_mount_request *req, struct sb_error *err
                                "%s: the kernel cannot idmap a mount of this %s file system%s",
                                req->what, fs_type_name((long)st.f_type, buf),
                                req->recursive ? ", or of one mounted below it (ridmap)" : "");
+        if (saved == EPERM && rootless_in_user_namespace())
+                return sb_fail(err, saved,
+                               "%s: the kernel idmaps a mount only for the root of the user "
+                               "namespace that owns its file system, and this one's is not "
+                               "sbrun's (a host file system: only the host's root may idmap it)",
+                               req->what);
         return sb_fail(err, saved, "%s: mount_setattr(MOUNT_ATTR_IDMAP)", req->what);
 }
 
@@ -185,7 +191,9 @@ bool idmap_mount_supported(void)
         /* An attribute to set, or the kernel returns 0 before it looks at the fd. */
         struct sb_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
 
-        if (rootless_in_user_namespace() || geteuid() != 0)
+        /* Root of the host's user namespace, or of an engine's (rootless
+         * podman's): the kernel decides per file system which it owns. */
+        if (geteuid() != 0)
                 return false;
         /* An fd that is no fd: EBADF where the call exists, ENOSYS where not. */
         return syscall(SYS_mount_setattr, -1, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0 &&

@@ -33,9 +33,11 @@ struct idmap_mount_request {
  * or -1. A file system the kernel cannot idmap fails naming its type. */
 int idmap_mount_make(const struct idmap_mount_request *req, struct sb_error *err);
 
-/* Whether this kernel has mount_setattr(2) (Linux 5.12) and sbrun runs in
- * the host's user namespace, where it can idmap a host file system:
- * `sbrun features` lists idmap and ridmap only then. */
+/* Whether this kernel has mount_setattr(2) (Linux 5.12) and sbrun runs as
+ * root: of the host's user namespace, where it can idmap a host file
+ * system, or of an engine's (rootless podman's), where it can idmap what
+ * that namespace mounted. `sbrun features` lists idmap and ridmap only
+ * then. */
 bool idmap_mount_supported(void);
 
 #endif

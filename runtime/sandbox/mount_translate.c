@@ -448,11 +448,16 @@ static int translate_idmap(const struct oci_mount *m, size_t i, int rootfs_fd,
         _cleanup_free_ char *dest = NULL;
         char what[32], number[16];
 
-        if (table->rootless)
+        /* The kernel idmaps a mount for the root of the user namespace
+         * that owns its file system: the host's root, or the root of an
+         * engine's user namespace (rootless podman's) over what that
+         * namespace mounted (idmap_mount_make says which it is not). A
+         * user outside any such namespace owns none. */
+        if (table->rootless && geteuid() != 0)
                 return sb_fail(err, 0,
                                "mounts[%zu].options: an idmapped mount (\"%s\") is not supported "
-                               "by sbrun run rootless: the kernel idmaps a host file system only "
-                               "for the host's root",
+                               "by sbrun run rootless by a user: the kernel idmaps a mount only "
+                               "for the root of the user namespace that owns its file system",
                                i, o->ridmap ? "ridmap" : "idmap");
         if (held == NULL || i >= held->n || held->fds[i] < 0)
                 return sb_fail(err, 0,

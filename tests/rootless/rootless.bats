@@ -212,7 +212,7 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
 # The kernel idmaps a host file system only for the host's root: a user's
 # sbrun lists neither option and refuses an idmapped mount by name, even
 # one the floor allows (the user's own id, mapped to itself).
-@test "rootless: idmapped mounts are refused by name, and features lists neither" {
+@test "rootless: a user (no root of a user namespace) is refused idmapped mounts by name, and features lists neither" {
         run sbrun features
         [ "$status" -eq 0 ]
         [ "$(jq -r '.mountOptions | index("idmap") == null and index("ridmap") == null' <<<"$output")" = true ] ||
@@ -231,7 +231,7 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         n=$(($(jq '.mounts | length' "$BUNDLE/config.json") - 1))
         run detached sbrun create -b "$BUNDLE" "$ID"
         [ "$status" -ne 0 ]
-        [[ $output == *"mounts[$n].options: an idmapped mount (\"idmap\") is not supported by sbrun run rootless"* ]] ||
+        [[ $output == *"mounts[$n].options: an idmapped mount (\"idmap\") is not supported by sbrun run rootless by a user: the kernel idmaps a mount only for the root of the user namespace that owns its file system"* ]] ||
                 fail "$output"
         assert_no_leftovers "$ID"
 }
