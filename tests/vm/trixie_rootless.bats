@@ -97,3 +97,57 @@ both() {
                 fail "uid_map: $RT_out_sbrun"
         [ "$(sed -n '$p' <<<"$RT_out_sbrun")" = 32 ] || fail "limits: $RT_out_sbrun"
 }
+
+# rpodman RT ARG...: podman as the user with runtime RT (crun or sbrun), at
+# most 200 s.
+rpodman() {
+        local rt=$1 path=crun q=
+        shift
+        [ "$rt" = sbrun ] && path=$SBRUN_REAL
+        printf -v q ' %q' "$@"
+        as_user sh -c "cd && exec timeout -k 5 200 podman --runtime '$path'$q" 3>&-
+}
+
+@test "rootless podman 5, sbrun beside crun: run -d, exec (exit code, --user), -it, stop, rm; --read-only --tmpfs, --init; a pod; nothing left" {
+        [ -x "${SBRUN_PTY_RUN:-}" ] || fail "SBRUN_PTY_RUN is not a program: tests/run-all.sh builds tests/helpers/pty_run.c"
+        local rt path a b
+        for rt in crun sbrun; do
+                path=crun
+                [ "$rt" = sbrun ] && path=$SBRUN_REAL
+                rpodman "$rt" run -d --name "lc-$rt" busybox sleep 1000 >/dev/null || fail "$rt: run -d"
+                run rpodman "$rt" exec "lc-$rt" sh -c 'echo in; exit 5'
+                [ "$status" -eq 5 ] && [ "$output" = in ] || fail "$rt: exec: $status $output"
+                run rpodman "$rt" exec --user 1234:5678 "lc-$rt" id -u
+                [ "$output" = 1234 ] || fail "$rt: exec --user: $output"
+                run as_user "$SBRUN_PTY_RUN" sh -c "cd && exec podman exec -it lc-$rt sh -c 'tty; echo exec-ok'"
+                [ "$status" -eq 0 ] && [[ $output == *"/dev/pts/"*exec-ok* ]] || fail "$rt: exec -it: $output"
+                run rpodman "$rt" stop -t 1 "lc-$rt"
+                [ "$status" -eq 0 ] || fail "$rt: stop: $output"
+                [ "$(rpodman "$rt" inspect --format '{{.State.Status}}' "lc-$rt")" = exited ] || fail "$rt: not exited"
+                run rpodman "$rt" rm "lc-$rt"
+                [ "$status" -eq 0 ] || fail "$rt: rm: $output"
+
+                run as_user "$SBRUN_PTY_RUN" sh -c "cd && exec podman --runtime '$path' run --rm -it busybox sh -c 'tty; exit 4'"
+                [ "$status" -eq 4 ] && [[ $output == *"/dev/pts/0"* ]] || fail "$rt: run -it: status $status: $output"
+                run rpodman "$rt" run --rm --read-only --tmpfs /scratch:size=1m busybox sh -c \
+                        'touch /x 2>/dev/null && echo rw || echo ro; echo ok >/scratch/f && cat /scratch/f'
+                [ "$output" = "$(printf 'ro\nok')" ] || fail "$rt: --read-only --tmpfs: $output"
+                run rpodman "$rt" run --rm --init busybox sh -c 'tr "\0" " " </proc/1/cmdline'
+                [[ $output == "/run/podman-init -- sh -c"* ]] || fail "$rt: --init: $output"
+
+                rpodman "$rt" pod create --name "duo-$rt" >/dev/null || fail "$rt: pod create"
+                rpodman "$rt" run -d --pod "duo-$rt" --name "one-$rt" busybox sleep 1000 >/dev/null || fail "$rt: one"
+                rpodman "$rt" run -d --pod "duo-$rt" --name "two-$rt" busybox sleep 1000 >/dev/null || fail "$rt: two"
+                a=$(rpodman "$rt" exec "one-$rt" readlink /proc/self/ns/net)
+                b=$(rpodman "$rt" exec "two-$rt" readlink /proc/self/ns/net)
+                [ -n "$a" ] && [ "$a" = "$b" ] || fail "$rt: pod: one has '$a', two has '$b'"
+                run rpodman "$rt" pod rm -f -t 0 "duo-$rt"
+                [ "$status" -eq 0 ] || fail "$rt: pod rm: $output"
+        done
+        run rpodman sbrun ps -aq
+        [ -z "$output" ] || fail "containers left: $output"
+        run rpodman sbrun pod ps -q
+        [ -z "$output" ] || fail "pods left: $output"
+        [ -z "$(find "$RL_RUNTIME_DIR/sbrun" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache 2>/dev/null)" ] ||
+                fail "sbrun state left: $(ls -A "$RL_RUNTIME_DIR/sbrun")"
+}
