@@ -56,6 +56,12 @@ teardown() {
         pm_clean_tests
 }
 
+# rt_path RT: what `podman --runtime` takes for RT (crun, or sbrun's
+# wrapper).
+rt_path() {
+        if [ "$1" = sbrun ]; then echo "$PM_RUNTIME"; else echo crun; fi
+}
+
 # both NAME CMD...: run `podman --runtime RT CMD...` for RT crun, then
 # sbrun (this file's wrapper, tests/engines/lib/podman.bash); each run's
 # status and output are in $RT_status_crun/$RT_out_crun and _sbrun. Fails
@@ -64,8 +70,8 @@ both() {
         local name=$1 rt
         shift
         for rt in crun sbrun; do
-                local path=crun
-                [ "$rt" = sbrun ] && path=$PM_RUNTIME
+                local path
+                path=$(rt_path "$rt")
                 run podman --runtime "$path" "$@"
                 printf -v "RT_status_$rt" '%s' "$status"
                 printf -v "RT_out_$rt" '%s' "$output"
@@ -99,8 +105,7 @@ same() {
 @test "podman 5 rootful, sbrun beside crun: run -d, exec (exit code, --user), stop, rm leave nothing" {
         local rt path
         for rt in crun sbrun; do
-                path=crun
-                [ "$rt" = sbrun ] && path=$PM_RUNTIME
+                path=$(rt_path "$rt")
                 run podman --runtime "$path" run -d --name "lc-$rt" busybox sleep 1000
                 [ "$status" -eq 0 ] || fail "$rt: run -d: $output"
                 run podman exec "lc-$rt" sh -c 'echo in; exit 5'
@@ -193,8 +198,7 @@ notify_unit_case() {
         local rt path unit dir notify
         notify=$(sd_notify_bin)
         for rt in crun sbrun; do
-                path=crun
-                [ "$rt" = sbrun ] && path=$PM_RUNTIME
+                path=$(rt_path "$rt")
                 unit=sbtest-sdnotify-$rt
                 dir=$PM_DIR/sdnotify-$rt
                 mkdir -p "$dir"
@@ -215,8 +219,7 @@ notify_unit_case() {
         notify=$(sd_notify_bin)
         mkdir "$QUADLET_DIR" || fail "$QUADLET_DIR is there already"
         for rt in crun sbrun; do
-                path=crun
-                [ "$rt" = sbrun ] && path=$PM_RUNTIME
+                path=$(rt_path "$rt")
                 unit=sbtest-quadlet-$rt
                 dir=$PM_DIR/quadlet-$rt
                 mkdir -p "$dir"
