@@ -276,3 +276,21 @@ int cgroup_root_rootless_writable(struct cgroup_root *root, char **unusable, str
         cgroup_root_release(root);
         return 0;
 }
+
+int cgroup_root_missing(const struct cgroup_root *root, const char *controller, char **why,
+                        struct sb_error *err)
+{
+        _cleanup_free_ char *available =
+                root->path ? read_small(root->path, "cgroup.controllers") : NULL;
+
+        *why = NULL;
+        if (available != NULL && cgroup_list_has(available, controller))
+                return 0;
+        if (asprintf(why, "the %s controller is not available in %s (cgroup.controllers: %s)",
+                     controller, root->path ? root->path : "the cgroup v2 mount",
+                     available && *available ? available : "none") < 0) {
+                *why = NULL;
+                return sb_fail(err, ENOMEM, "cgroup v2");
+        }
+        return 0;
+}
