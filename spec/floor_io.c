@@ -303,7 +303,7 @@ static int no_disk(const struct floor_context *ctx, const char *field, const cha
         char value[PATH_MAX + 300], rule[PATH_MAX + 160];
 
         snprintf(value, sizeof(value),
-                 "%s is on %s, which has no block device: the io ceiling cannot hold it", path,
+                 "%s is on %s, a file system with no block device to hold to the io ceiling", path,
                  b->fs);
         switch (ctx->io_rule) {
         case IO_REQUIRED:
@@ -327,7 +327,9 @@ static int no_disk(const struct floor_context *ctx, const char *field, const cha
                 break;
         }
         if (report->log)
-                sb_warn("%s: %s; allowed without it (rule: %s)", field, value, rule);
+                sb_warn("%s: %s: allowed, the container reads and writes it at any speed "
+                        "(rule: %s)",
+                        field, value, rule);
         return floor_record(report, err, FLOOR_DROPPED, field, "the io ceiling", value, rule);
 }
 

@@ -136,6 +136,7 @@ static void layer(const char *path, struct floor_io_backing *out, int depth)
 static void overlay(char *options, struct floor_io_backing *out, int depth)
 {
         char *save = NULL;
+        int n_layers = 0;
 
         out->kind = FLOOR_IO_DISKS;
         snprintf(out->fs, sizeof(out->fs), "overlay");
@@ -154,11 +155,17 @@ static void overlay(char *options, struct floor_io_backing *out, int depth)
                         while (next != NULL && *next == ':')
                                 next++;
                         path_identity_unescape(list);
-                        if (*list != '\0')
+                        if (*list != '\0') {
                                 layer(list, out, depth);
+                                n_layers++;
+                        }
                 }
         }
-        if (out->kind == FLOOR_IO_DISKS && out->n_disks == 0) {
+        /* Every layer in memory (an overlay of tmpfs directories). */
+        if (out->kind == FLOOR_IO_DISKS && out->n_disks == 0 && n_layers > 0) {
+                out->kind = FLOOR_IO_MEMORY;
+                snprintf(out->fs, sizeof(out->fs), "memory");
+        } else if (out->kind == FLOOR_IO_DISKS && out->n_disks == 0) {
                 out->kind = FLOOR_IO_NO_DISK;
                 snprintf(out->fs, sizeof(out->fs), "an overlay whose layers are not named");
         }

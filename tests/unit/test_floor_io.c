@@ -310,11 +310,11 @@ static void test_no_disk_refused_under_strict(void **state)
 {
         (void)state;
         expect_no_disk_refused("'rbind'", "root.path",
-                               "rootfs is on 9p on share, which has no block device: the io "
-                               "ceiling cannot hold it");
+                               "rootfs is on 9p on share, a file system with no block device "
+                               "to hold to the io ceiling");
         expect_no_disk_refused("'rbind'", "mounts[0].source",
-                               "/srv is on 9p on share, which has no block device: the io "
-                               "ceiling cannot hold it");
+                               "/srv is on 9p on share, a file system with no block device "
+                               "to hold to the io ceiling");
 }
 
 /* A read-only bind with no disk passes (its reads cost no disk of the
@@ -327,7 +327,7 @@ static void test_no_disk_allowed(void **state)
         char *ro = bind_doc("'rbind','ro'", "");
         char *rw = bind_doc("'rbind'", "");
         const char *value =
-                "/srv is on 9p on share, which has no block device: the io ceiling cannot hold it";
+                "/srv is on 9p on share, a file system with no block device to hold to the io ceiling";
         (void)state;
 
         assert_int_equal(run_io(&run, ro, STRICT_ANY_VOLUME "}}", &sda, &nine_p, FLOOR_CREATE), 0);
