@@ -116,6 +116,7 @@ held() {
         [ "$status" -eq 0 ]
         held "$disk"
 
+        edit_config '.root.readonly = false'
         timed "dd if=/dev/zero of=/written bs=64k count=$((N * 16)) oflag=direct"
         run --separate-stderr sbrun --policy "$(policy_with "{\"floor\": {\"ceilings\": {$CEILING}}}" op)" \
                 run -b "$BUNDLE" "$ID"
