@@ -115,15 +115,20 @@ static int below_user_manager(struct container_cgroup *cc, struct sb_error *err)
  * (spec/floor_io.h): refused without it, or its settings left unwritten
  * where the policy waives it. */
 static int io_controller(struct container_cgroup *cc, const struct operator_policy *policy,
-                         const struct oci_config *config, struct floor_report *report,
-                         struct sb_error *err)
+                         const struct oci_config *config, struct sb_error *err)
 {
         _cleanup_free_ char *missing = NULL;
+        struct floor_report report = { .log = true };
         bool drop = false;
         size_t kept = 0;
 
-        if (cgroup_root_missing(&cc->root, "io", &missing, err) < 0 ||
-            floor_io_controller(policy, config, missing, &drop, report, err) < 0)
+        /* Where the cgroup will be (a rootless scope is below the user's
+         * manager, which may not have been given io). */
+        int ret = cgroup_root_missing(&cc->root, cc->rel, "io", &missing, err);
+        if (ret == 0)
+                ret = floor_io_controller(policy, config, missing, &drop, &report, err);
+        floor_report_release(&report);
+        if (ret < 0)
                 return -1;
         if (!drop)
                 return 0;
@@ -163,8 +168,6 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
             cgroup_root_rootless_writable(&cc->root, &unusable, err) < 0)
                 return -1;
         ret = floor_cgroups_decide(policy, config, id, unusable, &cc->unenforced, &report, err);
-        if (ret == 0 && !cc->unenforced)
-                ret = io_controller(cc, policy, config, &report, err);
         floor_report_release(&report);
         if (ret < 0)
                 return -1;
@@ -176,7 +179,7 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                                 err) < 0)
                 return -1;
         if (!systemd_cgroup)
-                return 0;
+                return io_controller(cc, policy, config, err);
         if (cgroup_path_systemd_unit(l ? l->cgroups_path : NULL, id, &cc->slice, &cc->unit, err) <
             0)
                 return -1;
@@ -196,7 +199,7 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
         cc->id = strdup(id);
         if (cc->id == NULL)
                 return sb_fail(err, ENOMEM, "linux.cgroupsPath");
-        return 0;
+        return io_controller(cc, policy, config, err);
 }
 
 /* The scope, started with the holder as its process, then opened as the

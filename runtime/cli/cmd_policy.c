@@ -300,7 +300,7 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
 
         if (cgroup_root_probe(&root, &unusable, err) < 0)
                 return -1;
-        if (unusable == NULL && cgroup_root_missing(&root, "io", &no_io, err) < 0) {
+        if (unusable == NULL && cgroup_root_missing(&root, NULL, "io", &no_io, err) < 0) {
                 cgroup_root_release(&root);
                 return -1;
         }

@@ -279,7 +279,7 @@ int host_probe_io(const struct operator_policy *policy, enum host_status *status
         if (cgroup_root_probe(&root, &unusable, err) < 0 ||
             (unusable == NULL && cgroup_root_rootless_writable(&root, &unusable, err) < 0))
                 return -1;
-        if (unusable == NULL && cgroup_root_missing(&root, "io", &no_io, err) < 0) {
+        if (unusable == NULL && cgroup_root_missing(&root, NULL, "io", &no_io, err) < 0) {
                 cgroup_root_release(&root);
                 return -1;
         }
