@@ -200,3 +200,34 @@ fuse_dir() {
         [ "$output" = read ]
         [[ $stderr != *"block device"* ]]
 }
+
+@test "io ceiling: an overlay root is followed through its layers to their disk; a layer on FUSE makes strict refuse the root" {
+        make_bundle
+        QDIR=$(mktemp -d "$SBRUN_TEST_TMP/io.XXXXXX")
+        chmod 0755 "$QDIR"
+        mkdir "$QDIR/mnt" "$QDIR/u" "$QDIR/w" "$QDIR/merged"
+        mount -t overlay overlay -o "lowerdir=$BUNDLE/rootfs,upperdir=$QDIR/u,workdir=$QDIR/w" "$QDIR/merged"
+        local disk
+        disk=$(disk_of "$BUNDLE/rootfs")
+        edit_config '.root.path = $r' --arg r "$QDIR/merged"
+        run sbrun --policy "$(strict)" policy explain -b "$BUNDLE"
+        echo "$output"
+        umount "$QDIR/merged"
+        [[ $output == *"added    linux.resources.blockIO[$disk]: requested (none), effective $STRICT_ADDED (rule: strict io ceiling on the disk of root.path)"* ]]
+
+        # The same overlay with its lower layer on FUSE.
+        command -v fuse-overlayfs >/dev/null || skip "no fuse-overlayfs"
+        mkdir "$QDIR/l" "$QDIR/fu" "$QDIR/fw"
+        fuse-overlayfs -o "lowerdir=$BUNDLE/rootfs,upperdir=$QDIR/fu,workdir=$QDIR/fw" "$QDIR/mnt" ||
+                skip "fuse-overlayfs cannot mount here"
+        mount -t overlay overlay -o "lowerdir=$QDIR/mnt,upperdir=$QDIR/u,workdir=$QDIR/w" "$QDIR/merged"
+        run detached sbrun --policy "$(strict)" create -b "$BUNDLE" "$ID"
+        echo "$output"
+        # Down again before the leftover check: the FUSE daemon's command
+        # line names the bundle.
+        umount "$QDIR/merged"
+        umount "$QDIR/mnt"
+        [ "$status" -ne 0 ]
+        [[ $output == *"root.path: $QDIR/merged is on an overlay with a layer on fuse.fuse-overlayfs on fuse-overlayfs, a file system with no block device to hold to the io ceiling refused (rule: $RULE)"* ]]
+        assert_no_leftovers "$ID"
+}
