@@ -66,6 +66,8 @@ int effective_resources_apply(const struct oci_config *container, struct oci_res
                 if (host != NULL)
                         ctx.host = host;
                 ret = floor_limits_update(res, &ctx, &report, err);
+                if (ret == 0)
+                        ret = floor_io_update(res, &ctx, &report, err);
         }
         floor_report_release(&report);
         return ret;

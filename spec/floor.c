@@ -20,6 +20,11 @@ static void merge_ceilings(struct floor_ceilings *c, const struct floor_ceilings
         PICK(nofile);
         PICK(tmp_size);
         PICK(inodes);
+        PICK(io.rbps);
+        PICK(io.wbps);
+        PICK(io.riops);
+        PICK(io.wiops);
+        PICK(io.weight);
 #undef PICK
         if (op->cpu_quota != 0 && (override || c->cpu_quota == 0 || op->cpu_quota < c->cpu_quota)) {
                 c->cpu_quota = op->cpu_quota;
@@ -66,6 +71,7 @@ int floor_select(const struct operator_policy *policy, const struct oci_config *
         ctx->net_devices = policy->net_devices;
         ctx->state_root = state_root;
         ctx->volumes = floor_volume_rule(policy, chosen, chosen == base);
+        ctx->io_rule = floor_io_rule(policy, chosen, &ctx->ceilings.io, chosen == base);
         ctx->idmap_engine_ids = policy->volumes_idmap_engine && chosen->id != POLICY_STRICT;
         return 0;
 }
@@ -78,8 +84,8 @@ int floor_apply(struct oci_config *config, const struct floor_context *ctx,
         static const concern_fn concerns[] = {
                 floor_privileged, floor_spec_fields, floor_net_devices, floor_namespaces,
                 floor_caps,       floor_process,     floor_paths,       floor_mounts,
-                floor_volumes,    floor_devices,     floor_limits,      floor_resources,
-                floor_syscalls
+                floor_volumes,    floor_devices,     floor_limits,      floor_io,
+                floor_resources,  floor_syscalls
         };
 
         for (size_t i = 0; i < sizeof(concerns) / sizeof(concerns[0]); i++) {

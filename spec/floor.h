@@ -6,6 +6,7 @@
 #ifndef SB_SPEC_FLOOR_H
 #define SB_SPEC_FLOOR_H
 
+#include "spec/floor_io.h"
 #include "spec/floor_trees.h"
 #include "spec/floor_volumes.h"
 #include "spec/policy_profiles.h"
@@ -62,6 +63,12 @@ struct floor_host {
          * judged as the source is. */
         const struct floor_identity_list *root_submounts;
         const struct floor_identity_list *const *bind_submounts;
+        /* What the root and each bind source (by mount index; kind
+         * FLOOR_IO_UNKNOWN for a mount that is no bind) are stored on, for
+         * the io ceiling (spec/floor_io.h). io_root NULL: not judged. */
+        const struct floor_io_backing *io_root;
+        const struct floor_io_backing *io_binds;
+        size_t n_io_binds;
 };
 
 struct floor_context {
@@ -74,6 +81,7 @@ struct floor_context {
         const char *state_root;         /* global --root, never bind-mountable */
         const char *audit_dir;          /* the audit trail's directory, or NULL */
         enum floor_volume_rule volumes; /* what a writable volume must be */
+        enum floor_io_rule io_rule;     /* where the io ceiling must hold */
         /* floor.volumes.idmap "engine" under a profile that is not strict:
          * an idmapped mount may write any disk ids (spec/floor_spec_fields.c). */
         bool idmap_engine_ids;

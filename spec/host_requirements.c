@@ -150,3 +150,52 @@ int host_cgroups_status(const struct operator_policy *policy, const char *host_u
         }
         return n < 0 ? sb_fail(err, ENOMEM, "cgroups") : 0;
 }
+
+int host_io_status(const struct operator_policy *policy, const char *host_unusable,
+                   const char *no_io, const char *where, enum host_status *status, char **detail,
+                   struct sb_error *err)
+{
+        struct oci_config empty = { 0 };
+        struct floor_report report = { 0 };
+        struct sb_error refused = { 0 };
+        struct floor_context ctx;
+        char ceiling[160];
+        bool drop = false;
+        int n;
+
+        *detail = NULL;
+        if (floor_select(policy, &empty, NULL, &ctx, &report, err) < 0) {
+                floor_report_release(&report);
+                return -1;
+        }
+        floor_io_ceiling_text(&ctx.ceilings.io, ceiling, sizeof(ceiling));
+        if (ctx.io_rule == IO_RULE_NONE) {
+                *status = HOST_OK;
+                n = asprintf(detail, "no io ceiling under %s (floor.ceilings.io)",
+                             ctx.profile->name);
+        } else if (host_unusable != NULL) {
+                /* The cgroups line says whether the container runs at all. */
+                *status = HOST_WARN;
+                n = asprintf(detail, "ceiling %s not enforced: no usable cgroup v2", ceiling);
+        } else if (floor_io_controller(policy, &empty, no_io, &drop, &report, &refused) < 0) {
+                if (refused.errnum != 0) {
+                        floor_report_release(&report);
+                        sb_error_clear(&refused);
+                        return sb_fail(err, ENOMEM, "io");
+                }
+                *status = HOST_FAIL;
+                n = asprintf(detail, "ceiling %s: %s", ceiling, refused.msg);
+                sb_error_clear(&refused);
+        } else if (drop) {
+                *status = HOST_WARN;
+                n = asprintf(detail, "ceiling %s not enforced (%s): %s", ceiling,
+                             floor_io_rule_text(ctx.io_rule), no_io);
+        } else {
+                *status = HOST_OK;
+                n = asprintf(detail,
+                             "ceiling %s on every disk behind a container, io controller in %s",
+                             ceiling, where);
+        }
+        floor_report_release(&report);
+        return n < 0 ? sb_fail(err, ENOMEM, "io") : 0;
+}

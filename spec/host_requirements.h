@@ -52,4 +52,14 @@ int host_cgroups_status(const struct operator_policy *policy, const char *host_u
                         const char *where, enum host_status *status, char **detail,
                         struct sb_error *err);
 
+/* The io line: the default profile's io ceiling (spec/floor_io.h) and
+ * whether this host holds it: no ceiling or the io controller in the
+ * delegation root (no_io NULL; where names it) is ok; without it the
+ * ceiling's rule decides, as create does (floor_io_controller): FAIL
+ * where it refuses, WARN where the policy waives it; no usable cgroup v2
+ * (host_unusable) is a WARN here, the cgroups line says the rest. */
+int host_io_status(const struct operator_policy *policy, const char *host_unusable,
+                   const char *no_io, const char *where, enum host_status *status, char **detail,
+                   struct sb_error *err);
+
 #endif

@@ -22,7 +22,15 @@
  *       "fsize": "64M",               RLIMIT_FSIZE (bytes, suffixes allowed)
  *       "nofile": 1024,               RLIMIT_NOFILE
  *       "tmp": "64M",                 size of every tmpfs mount (strict: /tmp is one)
- *       "inodes": "16k"               nr_inodes of every tmpfs mount
+ *       "inodes": "16k",              nr_inodes of every tmpfs mount
+ *       "io": {                       io.max on every disk behind the root and the
+ *         "read_bps": "32M",          binds, and io.weight (spec/floor_io.h): bytes
+ *         "write_bps": "32M",         per second (suffixes allowed), operations per
+ *         "read_iops": 1000,          second, io.weight 1 to 10000;
+ *         "write_iops": 1000,         require_enforced: a root or writable bind
+ *         "weight": 100,              with no disk (9p, NFS, FUSE) or a cgroup
+ *         "require_enforced": true    without the io controller is refused
+ *       }                             (default: the profile's, strict true)
  *     },
  *     "devices": ["/dev/fuse"],       device nodes linux.devices may create
  *                                     beyond the standard ones
@@ -106,6 +114,8 @@ struct operator_policy {
         bool landlock_exec_writable; /* default true */
         bool volumes_quota_set;      /* floor.volumes.require_project_quota given */
         bool volumes_require_quota;  /* and its value */
+        bool io_require_set;         /* floor.ceilings.io.require_enforced given */
+        bool io_require;             /* and its value */
         bool volumes_idmap_engine;   /* floor.volumes.idmap "engine": standard takes an
                                       * idmapped mount's disk ids as the engine asks */
         struct audit_settings audit; /* spec/audit_policy.h */

@@ -23,11 +23,56 @@ static int get_size(json_val v, struct jpath *p, int64_t *out, struct sb_error *
         return jfail(p, err, "expected a positive size");
 }
 
+/* floor.ceilings.io: rates and IOPS as positive sizes (suffixes allowed),
+ * io.weight's range, and the rule for sources without a disk. */
+static int io_member(const char *key, json_val value, struct jpath *p, void *ctx,
+                     struct sb_error *err)
+{
+        struct operator_policy *policy = ctx;
+        struct floor_io_ceiling *io = &policy->ceilings.io;
+        int64_t n = 0;
+
+        if (strcmp(key, "require_enforced") == 0) {
+                if (!json_is_true(value) && !json_is_false(value))
+                        return jfail(p, err, "expected true or false");
+                policy->io_require_set = true;
+                policy->io_require = json_is_true(value);
+                return 0;
+        }
+        if (strcmp(key, "weight") == 0) {
+                if (!json_integer_value(value, &n) || n < 1 || n > 10000)
+                        return jfail(p, err, "expected an io.weight from 1 to 10000");
+                io->weight = (uint64_t)n;
+                return 0;
+        }
+        if (strcmp(key, "read_bps") != 0 && strcmp(key, "write_bps") != 0 &&
+            strcmp(key, "read_iops") != 0 && strcmp(key, "write_iops") != 0)
+                return jfail(p, err, "unknown io ceiling");
+        if (get_size(value, p, &n, err) < 0)
+                return -1;
+        if (strcmp(key, "read_bps") == 0)
+                io->rbps = (uint64_t)n;
+        else if (strcmp(key, "write_bps") == 0)
+                io->wbps = (uint64_t)n;
+        else if (strcmp(key, "read_iops") == 0)
+                io->riops = (uint64_t)n;
+        else
+                io->wiops = (uint64_t)n;
+        return 0;
+}
+
 static int ceiling_member(const char *key, json_val value, struct jpath *p, void *ctx,
                           struct sb_error *err)
 {
-        struct floor_ceilings *c = ctx;
+        struct operator_policy *policy = ctx;
+        struct floor_ceilings *c = &policy->ceilings;
         int64_t n = 0;
+
+        if (strcmp(key, "io") == 0) {
+                if (!json_is_object(value))
+                        return jfail(p, err, "expected an object");
+                return json_each_member(value, p, io_member, policy, err);
+        }
 
         if (strcmp(key, "cpu") == 0) {
                 /* A number is read as written: 1.5 CPUs is not rounded. */
@@ -154,7 +199,7 @@ static int floor_member(const char *key, json_val value, struct jpath *p, void *
         if (strcmp(key, "ceilings") == 0) {
                 if (!json_is_object(value))
                         return jfail(p, err, "expected an object");
-                return json_each_member(value, p, ceiling_member, &policy->ceilings, err);
+                return json_each_member(value, p, ceiling_member, policy, err);
         }
         if (strcmp(key, "devices") == 0)
                 return parse_devices(value, p, policy, err);

@@ -42,6 +42,10 @@ static const struct floor_profile profiles[] = {
                 /* A host directory bound in writable is the one place left
                  * where the container can fill a host file system. */
                 .volumes_bounded = true,
+                /* A disk is shared: one container reading or writing as
+                 * fast as it can must leave it usable by the others
+                 * (docs/policy.md, "The io ceiling"). */
+                .io_required = true,
                 .caps = 0,
                 .ceilings = { .pids = 256,
                               .memory = 512 * MiB,
@@ -50,7 +54,12 @@ static const struct floor_profile profiles[] = {
                               .fsize = 64 * MiB,
                               .nofile = 1024,
                               .tmp_size = 64 * MiB,
-                              .inodes = 16 * 1024 },
+                              .inodes = 16 * 1024,
+                              .io = { .rbps = 32 * MiB,
+                                      .wbps = 32 * MiB,
+                                      .riops = 1000,
+                                      .wiops = 1000,
+                                      .weight = 100 } },
                 /* What a foreground `run` forwards of each of stdout and
                  * stderr: a test's or a build's log fits, a `yes` does not
                  * fill the caller's disk (docs/policy.md, "limits.output"). */

@@ -5,6 +5,7 @@
 #ifndef SB_SPEC_POLICY_PROFILES_H
 #define SB_SPEC_POLICY_PROFILES_H
 
+#include "spec/floor_io.h"
 #include "spec/policy_profile_id.h"
 
 #include <stdbool.h>
@@ -20,14 +21,15 @@ struct sb_error;
 /* 0 means "no ceiling" for every field. A ceiling applies also when the
  * spec asks for no limit at all. */
 struct floor_ceilings {
-        int64_t pids;        /* linux.resources.pids.limit */
-        int64_t memory;      /* linux.resources.memory.limit, bytes */
-        int64_t cpu_quota;   /* linux.resources.cpu.quota, µs per cpu_period */
-        uint64_t cpu_period; /* µs */
-        uint64_t fsize;      /* RLIMIT_FSIZE, bytes */
-        uint64_t nofile;     /* RLIMIT_NOFILE */
-        uint64_t tmp_size;   /* size of every tmpfs mount (strict: and of /tmp), bytes */
-        uint64_t inodes;     /* nr_inodes of every tmpfs mount */
+        int64_t pids;               /* linux.resources.pids.limit */
+        int64_t memory;             /* linux.resources.memory.limit, bytes */
+        int64_t cpu_quota;          /* linux.resources.cpu.quota, µs per cpu_period */
+        uint64_t cpu_period;        /* µs */
+        uint64_t fsize;             /* RLIMIT_FSIZE, bytes */
+        uint64_t nofile;            /* RLIMIT_NOFILE */
+        uint64_t tmp_size;          /* size of every tmpfs mount (strict: and of /tmp), bytes */
+        uint64_t inodes;            /* nr_inodes of every tmpfs mount */
+        struct floor_io_ceiling io; /* io.max and io.weight (spec/floor_io.h) */
 };
 
 struct floor_profile {
@@ -39,6 +41,8 @@ struct floor_profile {
         bool readonly_root;             /* root.readonly and a size-capped /tmp */
         bool volumes_bounded;           /* a writable directory bind is bounded by project
                                          * quota (spec/floor_volumes.h) */
+        bool io_required;               /* the io ceiling must hold on the root and every
+                                         * writable bind (spec/floor_io.h) */
         uint64_t caps;                  /* capability ceiling, a CAP_* bit mask */
         struct floor_ceilings ceilings; /* built-in defaults */
         int64_t output_limit;           /* limits.output's default, bytes per stream;

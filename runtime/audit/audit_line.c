@@ -7,6 +7,7 @@
 #include "oci/json_write.h"
 #include "runtime/audit/audit_log.h"
 #include "runtime/cgroup/cgroup_manager.h"
+#include "runtime/cgroup/io_totals.h"
 #include "runtime/container/global_options.h"
 #include "runtime/container/wall_clock.h"
 #include "spec/floor.h"
@@ -147,6 +148,9 @@ void audit_line_peaks(struct audit_line *l, const char *cgroup_path)
                 if (read_counter(&cg, counters[i].file, counters[i].key, &v))
                         jw_kv_uint(l->w, counters[i].name, v);
         }
+        struct cgroup_io_totals io;
+        cgroup_io_totals_read(&cg, &io);
+        cgroup_io_totals_write(l->w, &io);
         jw_object_end(l->w);
 }
 

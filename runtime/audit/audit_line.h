@@ -43,8 +43,9 @@ void audit_line_policy(struct audit_line *l, const struct operator_policy *polic
 /* "changes": the floor's, [{"action", "field", "requested", "effective", "rule"}]. */
 void audit_line_changes(struct audit_line *l, const struct floor_report *report);
 /* "peaks": what the cgroup at path counted (memory.peak, pids.peak,
- * cpu.stat's usage_usec, memory.events' oom_kill), each where the kernel
- * has it; nothing without a cgroup. */
+ * cpu.stat's usage_usec, memory.events' oom_kill, and "io": io.stat's
+ * totals and io.pressure's, runtime/cgroup/io_totals.h), each where the
+ * kernel has it; nothing without a cgroup. */
 void audit_line_peaks(struct audit_line *l, const char *cgroup_path);
 /* "error": what failed. */
 void audit_line_error(struct audit_line *l, const struct sb_error *e);

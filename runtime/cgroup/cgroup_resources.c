@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "oci/config.h"
+#include "spec/floor_io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -107,9 +108,8 @@ uint64_t cgroup_cpu_shares_to_weight(uint64_t shares)
 /* blkio.weight [10, 1000] → io.weight [1, 10000], linearly (runc, crun). */
 uint64_t cgroup_blkio_weight_to_io_weight(uint64_t weight)
 {
-        if (weight == 0)
-                return 0;
-        return 1 + (weight - 10) * 9999 / 990;
+        /* The floor's io ceiling compares weights the same way. */
+        return floor_io_weight_of_blkio(weight);
 }
 
 /* v1 "swap" is memory+swap; v2's memory.swap.max is swap alone. */

@@ -276,3 +276,45 @@ int cgroup_root_rootless_writable(struct cgroup_root *root, char **unusable, str
         cgroup_root_release(root);
         return 0;
 }
+
+/* dir, or its nearest ancestor that exists (a cgroup not made yet is
+ * offered what its parent has). */
+static char *nearest_controllers(const char *dir, char **where)
+{
+        char *path = strdup(dir);
+
+        *where = NULL;
+        while (path != NULL) {
+                char *text = read_small(path, "cgroup.controllers");
+                char *slash = strrchr(path, '/');
+                if (text != NULL || slash == NULL || slash == path) {
+                        *where = path;
+                        return text;
+                }
+                *slash = '\0';
+        }
+        return NULL;
+}
+
+int cgroup_root_missing(const struct cgroup_root *root, const char *rel, const char *controller,
+                        char **why, struct sb_error *err)
+{
+        _cleanup_free_ char *dir = NULL, *where = NULL, *available = NULL;
+
+        *why = NULL;
+        if (rel != NULL && root->mount != NULL)
+                dir = join_path(root->mount, rel);
+        else if (root->path != NULL)
+                dir = strdup(root->path);
+        if (dir != NULL)
+                available = nearest_controllers(dir, &where);
+        if (available != NULL && cgroup_list_has(available, controller))
+                return 0;
+        if (asprintf(why, "the %s controller is not available in %s (cgroup.controllers: %s)",
+                     controller, where ? where : "the cgroup v2 mount",
+                     available && *available ? available : "none") < 0) {
+                *why = NULL;
+                return sb_fail(err, ENOMEM, "cgroup v2");
+        }
+        return 0;
+}

@@ -53,6 +53,13 @@ int cgroup_root_probe(struct cgroup_root *root, char **unusable, struct sb_error
  * or the caller is not rootless. Only running out of memory fails. */
 int cgroup_root_rootless_writable(struct cgroup_root *root, char **unusable, struct sb_error *err);
 
+/* Whether the cgroup at rel below the mount (NULL: the delegation root)
+ * can have controller: its nearest existing ancestor offers it. *why NULL
+ * where it does, else why not (caller frees), as the io ceiling's
+ * decision takes it (spec/floor_io.h). Only running out of memory fails. */
+int cgroup_root_missing(const struct cgroup_root *root, const char *rel, const char *controller,
+                        char **why, struct sb_error *err);
+
 void cgroup_root_release(struct cgroup_root *root);
 
 /* "hybrid v1/v2 host", … */

@@ -10,6 +10,7 @@
 #include "runtime/cgroup/systemd_scope.h"
 #include "runtime/host/rootless.h"
 #include "spec/floor.h"
+#include "spec/floor_io.h"
 #include "spec/floor_runtime.h"
 #include "spec/operator_policy.h"
 
@@ -110,6 +111,43 @@ static int below_user_manager(struct container_cgroup *cc, struct sb_error *err)
         return 0;
 }
 
+/* The io ceiling needs the io controller where the cgroup is made
+ * (spec/floor_io.h): refused without it, or its settings left unwritten
+ * where the policy waives it. */
+static int io_controller(struct container_cgroup *cc, const struct operator_policy *policy,
+                         const struct oci_config *config, struct sb_error *err)
+{
+        _cleanup_free_ char *missing = NULL;
+        struct floor_report report = { .log = true };
+        bool drop = false;
+        size_t kept = 0;
+
+        /* Where the cgroup will be (a rootless scope is below the user's
+         * manager, which may not have been given io). */
+        int ret = cgroup_root_missing(&cc->root, cc->rel, "io", &missing, err);
+        if (ret == 0)
+                ret = floor_io_controller(policy, config, missing, &drop, &report, err);
+        floor_report_release(&report);
+        if (ret < 0)
+                return -1;
+        if (!drop)
+                return 0;
+        for (size_t i = 0; i < cc->settings.n; i++) {
+                struct cgroup_setting *s = &cc->settings.items[i];
+                if (strncmp(s->file, "io.", 3) == 0) {
+                        free(s->file);
+                        free(s->value);
+                        free(s->field);
+                        free(s->fallback_file);
+                        free(s->fallback_value);
+                        continue;
+                }
+                cc->settings.items[kept++] = *s;
+        }
+        cc->settings.n = kept;
+        return 0;
+}
+
 int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                           const struct operator_policy *policy, const struct oci_config *config,
                           const char *id, struct sb_error *err)
@@ -141,7 +179,7 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
                                 err) < 0)
                 return -1;
         if (!systemd_cgroup)
-                return 0;
+                return io_controller(cc, policy, config, err);
         if (cgroup_path_systemd_unit(l ? l->cgroups_path : NULL, id, &cc->slice, &cc->unit, err) <
             0)
                 return -1;
@@ -161,7 +199,7 @@ int container_cgroup_plan(struct container_cgroup *cc, bool systemd_cgroup,
         cc->id = strdup(id);
         if (cc->id == NULL)
                 return sb_fail(err, ENOMEM, "linux.cgroupsPath");
-        return 0;
+        return io_controller(cc, policy, config, err);
 }
 
 /* The scope, started with the holder as its process, then opened as the

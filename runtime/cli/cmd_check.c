@@ -180,6 +180,24 @@ static void check_cgroups(struct check_list *l, const struct operator_policy *po
         add(l, "cgroups", status, detail);
 }
 
+/* The io ceiling: create's decision on the io controller (spec/floor_io.h). */
+static void check_io(struct check_list *l, const struct operator_policy *policy)
+{
+        struct sb_error e = { 0 };
+        enum host_status status;
+        char *detail = NULL;
+
+        if (policy == NULL) {
+                add(l, "io", HOST_FAIL, strdup("undecided: the operator policy is unusable"));
+                return;
+        }
+        if (host_probe_io(policy, &status, &detail, &e) < 0) {
+                add_error(l, "io", &e);
+                return;
+        }
+        add(l, "io", status, detail);
+}
+
 static void check_landlock(struct check_list *l, const struct operator_policy *policy)
 {
         struct landlock_host host;
@@ -256,6 +274,7 @@ static void run_checks(const struct global_options *global, struct check_list *l
         check_bwrap(l, global);
         check_namespaces(l, global->rootless, global->in_userns);
         check_cgroups(l, loaded ? &policy : NULL);
+        check_io(l, loaded ? &policy : NULL);
         check_landlock(l, loaded ? &policy : NULL);
         check_audit(l, global, loaded ? &policy : NULL);
         if (loaded)

@@ -295,11 +295,20 @@ static int explain_runtime(const struct operator_policy *policy, struct oci_conf
         _cleanup_free_ char *unusable = NULL;
         bool unenforced;
 
+        _cleanup_free_ char *no_io = NULL;
+        bool drop_io;
+
         if (cgroup_root_probe(&root, &unusable, err) < 0)
                 return -1;
+        if (unusable == NULL && cgroup_root_missing(&root, NULL, "io", &no_io, err) < 0) {
+                cgroup_root_release(&root);
+                return -1;
+        }
         cgroup_root_release(&root);
         if (floor_cgroups_decide(policy, config, "(explained)", unusable, &unenforced, report,
                                  err) < 0)
+                return -1;
+        if (!unenforced && floor_io_controller(policy, config, no_io, &drop_io, report, err) < 0)
                 return -1;
         return explain_carry_out(config, bundle, binds, rootless, report, err);
 }
@@ -357,6 +366,9 @@ static int show(const struct global_options *global, struct sb_error *err)
         printf("  fsize: %" PRIu64 "\n  nofile: %" PRIu64 "\n  tmp: %" PRIu64 "\n", c->fsize,
                c->nofile, c->tmp_size);
         printf("  inodes: %" PRIu64 "\n", c->inodes);
+        char io[160];
+        floor_io_ceiling_text(&c->io, io, sizeof(io));
+        printf("  io: %s\n", io);
         printf("devices:");
         for (size_t i = 0; i < policy.n_devices; i++)
                 printf(" %s", policy.devices[i]);
@@ -390,6 +402,12 @@ static int show(const struct global_options *global, struct sb_error *err)
                        "; a file's project id and flags cannot be changed (ioctl "
                        "FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: EPERM)" :
                        "");
+        if (floor_io_ceiling_set(&c->io))
+                printf("io ceiling: io.max on every disk behind the root and the binds, "
+                       "io.weight at most %" PRIu64 "; where it cannot hold (no disk, no io "
+                       "controller): %s\n",
+                       c->io.weight ? c->io.weight : UINT64_C(10000),
+                       floor_io_rule_text(ctx.io_rule));
         printf("idmapped mounts: %s\n",
                ctx.idmap_engine_ids ?
                        "any disk ids the engine asks (floor.volumes.idmap \"engine\")" :

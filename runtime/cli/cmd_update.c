@@ -358,8 +358,8 @@ int cmd_update(const struct global_options *global, int argc, char **argv, struc
                 .name = "update",
                 .usage = "usage: sbrun update [options] ID\n\n"
                          "Change a running container's cgroup limits, with runc's flags. The "
-                         "pids,\nmemory and cpu limits are clamped to the ceilings of the "
-                         "profile the\ncontainer was created under, as at create.\n",
+                         "pids,\nmemory, cpu and blockIO limits are clamped to the ceilings of "
+                         "the profile\nthe container was created under, as at create.\n",
                 .options = options,
         };
         int r = cli_parse(&cmd, argc, argv, &next, err);

@@ -32,7 +32,9 @@ const char *verdict_name(enum verdict_kind kind)
         return names[kind];
 }
 
-static void cgroup_counters(const char *path, uint64_t *oom_kills, uint64_t *fork_refusals)
+/* io NULL: not read. */
+static void cgroup_counters(const char *path, uint64_t *oom_kills, uint64_t *fork_refusals,
+                            struct cgroup_io_totals *io)
 {
         _cleanup_cgroup_ struct cgroup cg = CGROUP_INIT;
         struct sb_error err = { 0 };
@@ -42,6 +44,8 @@ static void cgroup_counters(const char *path, uint64_t *oom_kills, uint64_t *for
                 sb_error_clear(&err);
                 return;
         }
+        if (io != NULL)
+                cgroup_io_totals_read(&cg, io);
         if (cgroup_oom_kills(&cg, oom_kills, &err) < 0)
                 sb_error_clear(&err);
         if (cgroup_pids_max_events(&cg, fork_refusals, &err) < 0)
@@ -61,11 +65,11 @@ void verdict_classify(struct verdict *v, int status, bool timed_out, const char 
                 v->signal = 0;
                 v->exit_code = WEXITSTATUS(status);
         }
+        cgroup_counters(cgroup_path, &oom_kills, &fork_refusals, &v->io);
         if (timed_out) {
                 v->kind = VERDICT_TIMEOUT;
                 return;
         }
-        cgroup_counters(cgroup_path, &oom_kills, &fork_refusals);
         if (oom_kills > 0)
                 v->kind = VERDICT_OOM;
         else if (fork_refusals > 0 && !(v->kind == VERDICT_EXITED && v->exit_code == 0))
@@ -100,6 +104,7 @@ void verdict_write_json(struct json_writer *w, const struct verdict *v)
                 jw_kv_string(w, "stream", v->stream);
                 jw_kv_int(w, "bytes", v->bytes);
         }
+        cgroup_io_totals_write(w, &v->io);
         if (v->n_full == 0)
                 return;
         jw_kv_array_begin(w, "full");
@@ -140,7 +145,7 @@ int verdict_annotate_oom(struct oci_state *state)
 
         if (oci_state_marker(state, VERDICT_MARKER) != NULL)
                 return 0;
-        cgroup_counters(state->cgroup_path, &oom_kills, &fork_refusals);
+        cgroup_counters(state->cgroup_path, &oom_kills, &fork_refusals, NULL);
         if (oom_kills == 0)
                 return 0;
         return oci_state_set_marker(state, VERDICT_MARKER, verdict_name(VERDICT_OOM));

@@ -4,6 +4,11 @@
  *
  * and, where a tmpfs was full, whatever the verdict,
  *   "full": [{"path": "/tmp", "space": true, "inodes": false}]
+ * and, where the container had a cgroup with the io controller, what it
+ * read and wrote (io.stat summed over its disks) and waited on I/O
+ * (io.pressure's totals, where the kernel has PSI):
+ *   "io": {"rbytes": N, "wbytes": N, "rios": N, "wios": N,
+ *          "pressure_some_usec": N, "pressure_full_usec": N}
  *
  * verdict, first match wins:
  *   setup_failed  create (or start) failed before any container code ran;
@@ -48,6 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/cgroup/io_totals.h"
 #include "runtime/container/tmpfs_watch.h"
 
 struct sb_error;
@@ -72,8 +78,9 @@ struct verdict {
         int signal;
         struct tmpfs_use *full; /* set before verdict_classify; verdict_release frees */
         size_t n_full;
-        const char *stream; /* output_limit: "stdout" or "stderr" */
-        int64_t bytes;      /* output_limit: what was forwarded of it */
+        const char *stream;         /* output_limit: "stdout" or "stderr" */
+        int64_t bytes;              /* output_limit: what was forwarded of it */
+        struct cgroup_io_totals io; /* read by verdict_classify from the cgroup */
 };
 
 void verdict_release(struct verdict *v);
@@ -95,7 +102,8 @@ static inline void verdict_releasep(struct verdict *v)
 const char *verdict_name(enum verdict_kind kind);
 
 /* From a waitpid status; cgroup_path (may be NULL) is read for the OOM and
- * pids counters, so call it before the cgroup is destroyed. */
+ * pids counters and the io totals, so call it before the cgroup is
+ * destroyed. */
 void verdict_classify(struct verdict *v, int status, bool timed_out, const char *cgroup_path);
 
 /* After verdict_classify: the output limit of stream ("stdout",

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "runtime/container/global_options.h"
+#include "runtime/host/io_backing.h"
 #include "runtime/host/path_identity.h"
 #include "runtime/host/quota_host.h"
 #include "runtime/sandbox/bind_sources.h"
@@ -117,6 +118,30 @@ static int gather_identities(const struct oci_config *config, const struct bind_
         return 0;
 }
 
+/* Every bind is probed, read-only ones too: their disks are read. */
+static int gather_io(const struct oci_config *config, const struct bind_sources *binds, int root_fd,
+                     struct floor_host_facts *f, struct sb_error *err)
+{
+        size_t n = binds != NULL ? (binds->n < config->n_mounts ? binds->n : config->n_mounts) : 0;
+
+        if (root_fd >= 0) {
+                io_backing_probe(root_fd, &f->io_root);
+                f->host.io_root = &f->io_root;
+        }
+        if (n == 0)
+                return 0;
+        f->io_binds = calloc(n, sizeof(*f->io_binds));
+        if (f->io_binds == NULL)
+                return sb_fail(err, ENOMEM, "mounts");
+        for (size_t i = 0; i < n; i++) {
+                if (binds->fds[i] >= 0 && binds->paths[i] != NULL)
+                        io_backing_probe(binds->fds[i], &f->io_binds[i]);
+        }
+        f->host.io_binds = f->io_binds;
+        f->host.n_io_binds = n;
+        return 0;
+}
+
 int floor_host_gather(const struct oci_config *config, const struct bind_sources *binds,
                       int root_fd, const struct floor_tree_paths *trees, struct floor_host_facts *f,
                       struct sb_error *err)
@@ -127,7 +152,8 @@ int floor_host_gather(const struct oci_config *config, const struct bind_sources
         f->host.memory = host_memory();
         if (binds != NULL && gather_volumes(config, binds, f, err) < 0)
                 return -1;
-        if (gather_identities(config, binds, root_fd, trees, f, err) < 0)
+        if (gather_identities(config, binds, root_fd, trees, f, err) < 0 ||
+            gather_io(config, binds, root_fd, f, err) < 0)
                 return -1;
         if (l == NULL || l->n_namespaces == 0)
                 return 0;
@@ -146,6 +172,7 @@ void floor_host_release(struct floor_host_facts *f)
 {
         free(f->ns_is_host);
         free(f->volumes);
+        free(f->io_binds);
         floor_identity_release(&f->root);
         for (size_t i = 0; f->ids != NULL && i < f->host.n_binds; i++)
                 floor_identity_release(&f->ids[i]);

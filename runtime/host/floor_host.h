@@ -24,9 +24,12 @@ struct floor_host_facts {
         struct floor_identity_list *subs;      /* owned, per mount */
         struct floor_identity_list **sub_ptrs; /* owned; host.bind_submounts points here */
         size_t n_trees;
+        struct floor_io_backing io_root;   /* owned; host.io_root points here when read */
+        struct floor_io_backing *io_binds; /* owned, per mount; host.io_binds */
 };
 
-/* What cannot be read is not known: no RAM (no clamp to it), a namespace
+/* What the root and each bind source are stored on (runtime/host/
+ * io_backing.h) is read for the io ceiling. What cannot be read is not known: no RAM (no clamp to it), a namespace
  * path that cannot be stat'ed is not the host's (runtime/sandbox/
  * namespaces.c fails on it when it joins), a volume's quota that cannot be
  * read says why (and bounds nothing). binds: the sources opened for

@@ -267,3 +267,24 @@ int host_probe_cgroups(const struct operator_policy *policy, enum host_status *s
                                   detail, err);
         return ret;
 }
+
+int host_probe_io(const struct operator_policy *policy, enum host_status *status, char **detail,
+                  struct sb_error *err)
+{
+        struct cgroup_root root = CGROUP_ROOT_INIT;
+        _cleanup_free_ char *unusable = NULL, *no_io = NULL;
+        int ret;
+
+        *detail = NULL;
+        if (cgroup_root_probe(&root, &unusable, err) < 0 ||
+            (unusable == NULL && cgroup_root_rootless_writable(&root, &unusable, err) < 0))
+                return -1;
+        if (unusable == NULL && cgroup_root_missing(&root, NULL, "io", &no_io, err) < 0) {
+                cgroup_root_release(&root);
+                return -1;
+        }
+        ret = host_io_status(policy, unusable, no_io, root.path ? root.path : "the delegation root",
+                             status, detail, err);
+        cgroup_root_release(&root);
+        return ret;
+}

@@ -53,4 +53,9 @@ void host_probe_systemd(struct host_probe *p);
 int host_probe_cgroups(const struct operator_policy *policy, enum host_status *status,
                        char **detail, struct sb_error *err);
 
+/* The io ceiling as create would hold it (host_io_status): the io line
+ * of `check`. *detail: caller frees. Only running out of memory fails. */
+int host_probe_io(const struct operator_policy *policy, enum host_status *status, char **detail,
+                  struct sb_error *err);
+
 #endif

@@ -16,7 +16,7 @@
 
 /* The mount fd lies on, by the id /proc/self/fdinfo gives (every kernel
  * since 3.15, O_PATH fds included). */
-static int fd_mount_id(int fd, long *mnt_id)
+int path_identity_mount_id(int fd, long *mnt_id)
 {
         char name[64], line[256];
         _cleanup_fclose_ FILE *f = NULL;
@@ -33,8 +33,7 @@ static int fd_mount_id(int fd, long *mnt_id)
         return -1;
 }
 
-/* mountinfo's octal escapes (\040 for a space, ...) undone in place. */
-static void unescape(char *s)
+void path_identity_unescape(char *s)
 {
         char *out = s;
 
@@ -64,8 +63,8 @@ static int mount_of(long mnt_id, char **root, char **point)
                 char r[PATH_MAX * 4 + 1], p[PATH_MAX * 4 + 1];
                 if (sscanf(line, "%ld %*d %*s %16384s %16384s", &id, r, p) != 3 || id != mnt_id)
                         continue;
-                unescape(r);
-                unescape(p);
+                path_identity_unescape(r);
+                path_identity_unescape(p);
                 *root = strdup(r);
                 *point = strdup(p);
                 if (*root == NULL || *point == NULL)
@@ -107,7 +106,7 @@ int path_identity_of_fd(int fd, struct floor_identity *id, struct sb_error *err)
         if (id->path[0] != '/' || strstr(id->path, " (deleted)") != NULL)
                 return sb_fail(err, 0, "\"%s\" cannot be judged: not a path of this host",
                                id->path);
-        if (fd_mount_id(fd, &mnt_id) < 0 || mount_of(mnt_id, &root, &point) < 0)
+        if (path_identity_mount_id(fd, &mnt_id) < 0 || mount_of(mnt_id, &root, &point) < 0)
                 return sb_fail(err, errno,
                                "\"%s\" cannot be judged: its mount is not one of this mount "
                                "namespace",
@@ -169,8 +168,8 @@ int path_identity_submounts(const struct floor_identity *id, struct floor_identi
                 char r[PATH_MAX * 4 + 1], p[PATH_MAX * 4 + 1];
                 if (sscanf(line, "%*d %*d %*s %16384s %16384s", r, p) != 2)
                         continue;
-                unescape(r);
-                unescape(p);
+                path_identity_unescape(r);
+                path_identity_unescape(p);
                 if (!strictly_below(p, id->path))
                         continue;
                 /* One mounted over another at the same place hides it:

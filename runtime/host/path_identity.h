@@ -25,4 +25,11 @@ int path_identity_submounts(const struct floor_identity *id, struct floor_identi
  * is judged by its spelling alone (id.known false). Fails only on ENOMEM. */
 int path_identity_trees(struct floor_tree *trees, size_t n, struct sb_error *err);
 
+/* The id of the mount fd lies on (/proc/self/fdinfo's mnt_id, every
+ * kernel since 3.15, O_PATH fds included); -1 with errno. */
+int path_identity_mount_id(int fd, long *mnt_id);
+
+/* mountinfo's octal escapes (\040 for a space, ...) undone in place. */
+void path_identity_unescape(char *s);
+
 #endif

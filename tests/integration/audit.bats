@@ -328,6 +328,12 @@ events() {
                 fail "run failed: $(cat "$TEST_DIR/sbrun.log")"
         run jq -c 'select(.event == "verdict") | [(.peaks.memory_peak > 16000000), (.peaks.cpu_usec > 0), .peaks.oom_kills]' "$LOG"
         [ "$output" = '[true,true,0]' ] || fail "verdict: $(grep '"verdict"' "$LOG")"
+        # io.stat's totals, in the peaks and in the verdict itself, where
+        # the cgroup has the io controller.
+        if grep -qw io /sys/fs/cgroup/cgroup.controllers; then
+                run jq -c 'select(.event == "verdict") | [(.peaks.io.wbytes | type), (.io.rbytes | type)]' "$LOG"
+                [ "$output" = '["number","number"]' ] || fail "verdict io: $(grep '"verdict"' "$LOG")"
+        fi
         run jq -c 'select(.event == "delete") | (.peaks | has("memory_peak"))' "$LOG"
         [ "$output" = true ] || fail "delete: $(grep '"delete"' "$LOG")"
 }

@@ -54,6 +54,8 @@ void policy_parse_fails(const char *doc, const char *message)
 
 int64_t floor_fixture_host_memory = FIXTURE_HOST_MEMORY;
 const struct volume_quota *floor_fixture_volume;
+const struct floor_io_backing *floor_fixture_io_root;
+const struct floor_io_backing *floor_fixture_io_bind;
 
 int floor_run(struct floor_run *run, const char *config_doc, const char *policy_doc,
               const char *bundle, const char *state_root, enum floor_mode mode)
@@ -81,6 +83,12 @@ int floor_run(struct floor_run *run, const char *config_doc, const char *policy_
         for (size_t i = 0; floor_fixture_volume != NULL && i < run->facts.host.n_volumes; i++) {
                 if (run->facts.volumes[i].probed)
                         run->facts.volumes[i] = *floor_fixture_volume;
+        }
+        if (floor_fixture_io_root != NULL)
+                run->facts.host.io_root = floor_fixture_io_root;
+        for (size_t i = 0; floor_fixture_io_bind != NULL && i < run->facts.host.n_io_binds; i++) {
+                if (run->facts.io_binds[i].kind != FLOOR_IO_UNKNOWN)
+                        run->facts.io_binds[i] = *floor_fixture_io_bind;
         }
         if (mode == FLOOR_EXPLAIN) {
                 struct effective_options opts = { .policy = &run->policy,

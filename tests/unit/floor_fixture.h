@@ -42,6 +42,11 @@ extern int64_t floor_fixture_host_memory;
 /* Set: what runtime/host/quota_host.c found of every volume it probed is
  * replaced by this (the host's real file systems vary); NULL: as found. */
 extern const struct volume_quota *floor_fixture_volume;
+/* Set: what the root is stored on (the fixture holds no root, so without
+ * it the root is not judged), and what runtime/host/io_backing.c found of
+ * every bind source replaced by this. NULL: as found. */
+extern const struct floor_io_backing *floor_fixture_io_root;
+extern const struct floor_io_backing *floor_fixture_io_bind;
 
 struct floor_run {
         struct oci_config *config;

@@ -3,7 +3,8 @@
 # tests/vm/memory_limit.bats,
 # tests/vm/cgroups_devices_events.bats), the floor attacks that need real
 # cgroups or the kernel's i386/x32 entry points (tests/vm/floor_attacks.bats),
-# an AppArmor profile confining a container (tests/vm/lsm.bats), Landlock
+# an AppArmor profile confining a container (tests/vm/lsm.bats), the io
+# ceiling held on real disks (tests/vm/io_ceiling.bats), Landlock
 # on the guest's older ABI (tests/integration/landlock.bats), then the
 # resource checks of the real engines (the "vm:" tests of
 # tests/engines/containerd.bats, subsets of tests/engines/podman.bats and
@@ -44,7 +45,7 @@ sel() { suite_sel "$@"; }
 
 suite() {
 	sel "$here/cgroups_v2.bats" "$here/memory_limit.bats" "$here/cgroups_devices_events.bats" \
-		"$here/floor_attacks.bats" "$here/lsm.bats" "$here/check.bats"
+		"$here/floor_attacks.bats" "$here/lsm.bats" "$here/check.bats" "$here/io_ceiling.bats"
 
 	# sbrun killed at the fault points of create, delete and run
 	# (tests/faults/crash.bats) where the cgroup is real: delete --force must

@@ -24,7 +24,7 @@ setup() {
                 <<<"$output")
         [ -z "$not_ok" ] || fail "items not ok: $not_ok"
         [ "$(jq -r '.items[] | select(.item == "systemd") | .status' <<<"$output")" = warn ]
-        [ "$(jq -r '.items | length' <<<"$output")" -eq 19 ]
+        [ "$(jq -r '.items | length' <<<"$output")" -eq 20 ]
         [[ $(jq -r '.items[] | select(.item == "cgroups") | .detail' <<<"$output") == \
                 "limits are enforced in /sys/fs/cgroup"*"unified cgroup v2 host"* ]]
         [[ $(jq -r '.items[] | select(.item == "lsm") | .detail' <<<"$output") == \
