@@ -63,14 +63,20 @@ struct floor_io_disk io_backing_whole_disk(unsigned major, unsigned minor)
         return d;
 }
 
+/* A disk past the last slot makes the source one whose disks cannot all be
+ * held: refused under strict, never a disk silently left unthrottled. */
 static void add_disk(struct floor_io_backing *out, struct floor_io_disk d)
 {
         for (size_t i = 0; i < out->n_disks; i++) {
                 if (out->disks[i].major == d.major && out->disks[i].minor == d.minor)
                         return;
         }
-        if (out->n_disks < FLOOR_IO_MAX_DISKS)
+        if (out->n_disks < FLOOR_IO_MAX_DISKS) {
                 out->disks[out->n_disks++] = d;
+                return;
+        }
+        out->kind = FLOOR_IO_NO_DISK;
+        snprintf(out->fs, sizeof(out->fs), "an overlay on more than %d disks", FLOOR_IO_MAX_DISKS);
 }
 
 /* The fields after " - " of fd's mountinfo line: type, source, options. */
@@ -127,7 +133,7 @@ static void layer(const char *path, struct floor_io_backing *out, int depth)
                 snprintf(out->fs, sizeof(out->fs), "an overlay with a layer on %.160s", sub.fs);
                 return;
         }
-        for (size_t i = 0; i < sub.n_disks; i++)
+        for (size_t i = 0; i < sub.n_disks && out->kind != FLOOR_IO_NO_DISK; i++)
                 add_disk(out, sub.disks[i]);
 }
 
