@@ -417,7 +417,10 @@ host_cgroup() {
         run podman --runtime "$wrapper" run --rm --uidmap 0:200000:65536 --gidmap 0:200000:65536 \
                 -v "$dir:/data:idmap" busybox sh -c 'stat -c %u /data/in; touch /data/out'
         [ "$status" -eq 0 ] || fail "sbrun with the waiver: status $status: $output"
-        [ "$output" = 0 ] || fail "sbrun with the waiver: $output"
+        # podman may pass on what the runtime said on stderr (the floor's
+        # warnings) before the container's output.
+        [ "${lines[-1]}" = 0 ] && [ -z "$(grep -v '^sbrun: warning: ' <<<"$output" | grep -vx 0)" ] ||
+                fail "sbrun with the waiver: $output"
         [ "$(stat -c %u "$dir/out")" = 0 ] || fail "sbrun with the waiver: out is $(stat -c %u "$dir/out")"
         rm -rf "$dir"
 }
