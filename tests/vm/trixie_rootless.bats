@@ -110,7 +110,9 @@ rpodman() {
 
 @test "rootless podman 5, sbrun beside crun: run -d, exec (exit code, --user), -it, stop, rm; --read-only --tmpfs, --init; a pod; nothing left" {
         [ -x "${SBRUN_PTY_RUN:-}" ] || fail "SBRUN_PTY_RUN is not a program: tests/run-all.sh builds tests/helpers/pty_run.c"
-        local rt path a b
+        # Where the user may run it (run-all.sh's directory is root's, 0700).
+        local pty=$IMG_DIR/pty_run rt path a b
+        install -m 0755 "$SBRUN_PTY_RUN" "$pty" || fail "install pty_run"
         for rt in crun sbrun; do
                 path=crun
                 [ "$rt" = sbrun ] && path=$SBRUN_REAL
@@ -119,7 +121,7 @@ rpodman() {
                 [ "$status" -eq 5 ] && [ "$output" = in ] || fail "$rt: exec: $status $output"
                 run rpodman "$rt" exec --user 1234:5678 "lc-$rt" id -u
                 [ "$output" = 1234 ] || fail "$rt: exec --user: $output"
-                run as_user "$SBRUN_PTY_RUN" sh -c "cd && exec podman exec -it lc-$rt sh -c 'tty; echo exec-ok'"
+                run as_user "$pty" sh -c "cd && exec podman exec -it lc-$rt sh -c 'tty; echo exec-ok'"
                 [ "$status" -eq 0 ] && [[ $output == *"/dev/pts/"*exec-ok* ]] || fail "$rt: exec -it: $output"
                 run rpodman "$rt" stop -t 1 "lc-$rt"
                 [ "$status" -eq 0 ] || fail "$rt: stop: $output"
@@ -127,7 +129,7 @@ rpodman() {
                 run rpodman "$rt" rm "lc-$rt"
                 [ "$status" -eq 0 ] || fail "$rt: rm: $output"
 
-                run as_user "$SBRUN_PTY_RUN" sh -c "cd && exec podman --runtime '$path' run --rm -it busybox sh -c 'tty; exit 4'"
+                run as_user "$pty" sh -c "cd && exec podman --runtime '$path' run --rm -it busybox sh -c 'tty; exit 4'"
                 [ "$status" -eq 4 ] && [[ $output == *"/dev/pts/0"* ]] || fail "$rt: run -it: status $status: $output"
                 run rpodman "$rt" run --rm --read-only --tmpfs /scratch:size=1m busybox sh -c \
                         'touch /x 2>/dev/null && echo rw || echo ro; echo ok >/scratch/f && cat /scratch/f'
