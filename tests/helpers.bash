@@ -276,6 +276,17 @@ control_ms() {
         echo $(($(now_ms) - t0))
 }
 
+# bind_volume SOURCE [OPTION...]: bind SOURCE at /data; sets VOL to its
+# index in .mounts (volumes.bats, io_ceiling.bats).
+bind_volume() {
+        local src=$1 options
+        shift
+        options=$(jq -cn '$ARGS.positional' --args rbind "$@")
+        edit_config '.mounts += [{destination: "/data", type: "bind", source: $s, options: $o}]' \
+                --arg s "$src" --argjson o "$options"
+        VOL=$(jq '.mounts | length - 1' "$BUNDLE/config.json")
+}
+
 # run_bg OUTFILE ARGS...: `sbrun ARGS...` in the background, stdout and
 # stderr to OUTFILE; sets BG_PID. Closes bats' fd 3 so bats does not wait.
 run_bg() {

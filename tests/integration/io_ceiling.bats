@@ -33,16 +33,6 @@ strict() {
         policy_with "{\"floor\": {\"profile\": \"strict\", \"volumes\": {\"require_project_quota\": false}${1:+, $1}}}" strict
 }
 
-# bind_rw SOURCE [OPTION...]: bind SOURCE at /data; sets VOL to its index.
-bind_rw() {
-        local src=$1 options
-        shift
-        options=$(jq -cn '$ARGS.positional' --args rbind "$@")
-        edit_config '.mounts += [{destination: "/data", type: "bind", source: $s, options: $o}]' \
-                --arg s "$src" --argjson o "$options"
-        VOL=$(jq '.mounts | length - 1' "$BUNDLE/config.json")
-}
-
 # fuse_dir: a FUSE file system (fuse-overlayfs) at $QDIR/mnt, or a skip.
 fuse_dir() {
         command -v fuse-overlayfs >/dev/null || skip "no fuse-overlayfs: apt-get install fuse-overlayfs"
@@ -155,7 +145,7 @@ fuse_dir() {
         mount "$QLOOP" "$QDIR/mnt"
         mkdir -m 0777 "$QDIR/mnt/vol"
         make_bundle
-        bind_rw "$QDIR/mnt/vol"
+        bind_volume "$QDIR/mnt/vol"
         local loop root_disk
         loop=$(stat -c '%Hr:%Lr' "$QLOOP")
         root_disk=$(disk_of "$BUNDLE/rootfs")
@@ -172,7 +162,7 @@ fuse_dir() {
 @test "io ceiling: strict refuses a writable bind on a FUSE file system by the mount's name and leaves nothing; read-only passes; the policy's waiver lets it through with a warning" {
         fuse_dir
         make_bundle
-        bind_rw "$QDIR/mnt"
+        bind_volume "$QDIR/mnt"
         local want="mounts[$VOL].source: $QDIR/mnt is on fuse.fuse-overlayfs on fuse-overlayfs, a file system with no block device to hold to the io ceiling refused (rule: $RULE)"
         run detached sbrun --policy "$(strict)" create -b "$BUNDLE" "$ID"
         echo "$output"

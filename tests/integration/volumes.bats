@@ -70,17 +70,6 @@ project_dir() {
         if [ -n "${3:-}" ]; then setquota -P "$2" 0 "$3" 0 0 "$QDIR/mnt" || fail "setquota failed"; fi
 }
 
-# bind_volume SOURCE [OPTION...]: bind SOURCE at /data; sets VOL to its
-# index in .mounts.
-bind_volume() {
-        local src=$1 options
-        shift
-        options=$(jq -cn '$ARGS.positional' --args rbind "$@")
-        edit_config '.mounts += [{destination: "/data", type: "bind", source: $s, options: $o}]' \
-                --arg s "$src" --argjson o "$options"
-        VOL=$(jq '.mounts | length - 1' "$BUNDLE/config.json")
-}
-
 strict_policy() {
         policy_with "{\"floor\": {\"profile\": \"strict\"${1:+, $1}}}" strict
 }
