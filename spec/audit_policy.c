@@ -83,8 +83,10 @@ int audit_settings_member(const char *key, json_val value, struct jpath *p, void
 const char *audit_event_name(enum audit_event event)
 {
         static const char *const names[] = {
-                [AUDIT_CREATE] = "create", [AUDIT_EXEC] = "exec",       [AUDIT_KILL] = "kill",
-                [AUDIT_DELETE] = "delete", [AUDIT_VERDICT] = "verdict",
+                [AUDIT_CREATE] = "create",   [AUDIT_EXEC] = "exec",
+                [AUDIT_KILL] = "kill",       [AUDIT_DELETE] = "delete",
+                [AUDIT_VERDICT] = "verdict", [AUDIT_CHECKPOINT] = "checkpoint",
+                [AUDIT_RESTORE] = "restore",
         };
         return names[event];
 }
@@ -103,5 +105,6 @@ int audit_explain(struct floor_report *report, enum policy_profile profile, cons
 
 bool audit_failure_fatal(enum policy_profile profile, enum audit_event event)
 {
-        return profile == POLICY_STRICT && (event == AUDIT_CREATE || event == AUDIT_EXEC);
+        return profile == POLICY_STRICT &&
+               (event == AUDIT_CREATE || event == AUDIT_RESTORE || event == AUDIT_EXEC);
 }

@@ -50,13 +50,21 @@ int audit_settings_member(const char *key, json_val value, struct jpath *p, void
                           struct sb_error *err);
 
 /* The events of the trail. */
-enum audit_event { AUDIT_CREATE, AUDIT_EXEC, AUDIT_KILL, AUDIT_DELETE, AUDIT_VERDICT };
+enum audit_event {
+        AUDIT_CREATE,
+        AUDIT_EXEC,
+        AUDIT_KILL,
+        AUDIT_DELETE,
+        AUDIT_VERDICT,
+        AUDIT_CHECKPOINT,
+        AUDIT_RESTORE,
+};
 const char *audit_event_name(enum audit_event event);
 
-/* Whether a line that cannot be written fails the command: a create or an
- * exec under strict (an unrecorded container is not one strict runs), never
- * a kill or a delete (stopping must always work), nothing under standard,
- * which warns. */
+/* Whether a line that cannot be written fails the command: a create, a
+ * restore or an exec under strict (an unrecorded container is not one
+ * strict runs), never a kill, a delete or a checkpoint (stopping must
+ * always work), nothing under standard, which warns. */
 bool audit_failure_fatal(enum policy_profile profile, enum audit_event event);
 
 /* For `policy explain`: the line a create would append, where (a path,

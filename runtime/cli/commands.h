@@ -29,7 +29,8 @@ int cmd_events(const struct global_options *global, int argc, char **argv, struc
 int cmd_check(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_audit(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 int cmd_policy(const struct global_options *global, int argc, char **argv, struct sb_error *err);
-int cmd_not_implemented(const struct global_options *global, int argc, char **argv,
-                        struct sb_error *err);
+int cmd_checkpoint(const struct global_options *global, int argc, char **argv,
+                   struct sb_error *err);
+int cmd_restore(const struct global_options *global, int argc, char **argv, struct sb_error *err);
 
 #endif

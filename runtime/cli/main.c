@@ -47,8 +47,8 @@ static const struct command commands[] = {
         { "events", cmd_events, "container stats and OOM events (from its cgroup)" },
         { "audit", cmd_audit, "read the audit trail: creates, execs, kills, deletes, verdicts" },
         { "check", cmd_check, "tell whether this host can run confined containers, and why not" },
-        { "checkpoint", cmd_not_implemented, "checkpoint (not implemented)" },
-        { "restore", cmd_not_implemented, "restore (not implemented)" },
+        { "checkpoint", cmd_checkpoint, "dump a running container with CRIU" },
+        { "restore", cmd_restore, "restore a container from a checkpoint" },
 };
 
 /* runc's --rootless auto|true|false. What sbrun may do follows from who
@@ -135,8 +135,7 @@ static int set_cgroup_manager(const struct cli_option *opt, const char *value, s
 
 /* runc's global options: one table for the parser and for --help
  * (runtime/cli/cli_options.h). */
-static void global_table(struct global_options *global, bool *version, const char **criu,
-                         struct cli_option table[11])
+static void global_table(struct global_options *global, bool *version, struct cli_option table[11])
 {
         const struct cli_option options[11] = {
                 { "root", 0, CLI_STRING, .to.string = &global->root, .arg = "DIR",
@@ -160,8 +159,9 @@ static void global_table(struct global_options *global, bool *version, const cha
                 { "rootless", 0, CLI_CALL_ARG, .call = set_rootless, .arg = "auto|true|false",
                   .help = "whether the caller is rootless: sbrun finds out (auto, the "
                           "default), and a value that contradicts it is refused" },
-                { "criu", 0, CLI_STRING, .to.string = criu, .arg = "PATH",
-                  .help = "accepted, ignored: checkpoint and restore are not implemented" },
+                { "criu", 0, CLI_STRING, .to.string = &global->criu, .arg = "PATH",
+                  .help = "the criu program checkpoint and restore run (default: criu from "
+                          "PATH)" },
                 { "version", 'v', CLI_FLAG, .to.flag = version,
                   .help = "print the version, the commit, and the spec, libseccomp and "
                           "bubblewrap versions" },
@@ -231,12 +231,11 @@ int main(int argc, char **argv)
         _cleanup_free_ char *default_root = NULL;
         struct sb_error err = { 0 };
         struct cli_option options[11];
-        const char *criu = NULL; /* runc's; there is no checkpoint to use it */
         bool version = false;
         int first;
         int status;
 
-        global_table(&global, &version, &criu, options);
+        global_table(&global, &version, options);
         const struct cli_command global_cmd = {
                 .name = "global options",
                 .usage = GLOBAL_USAGE,

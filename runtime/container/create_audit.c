@@ -53,7 +53,7 @@ static void write_digests(struct json_writer *w, const struct create_ctx *c)
 static int begin(struct audit_line *l, struct create_ctx *c, const struct create_request *req,
                  struct sb_error *err)
 {
-        if (audit_line_begin(l, AUDIT_CREATE, req->id, err) < 0)
+        if (audit_line_begin(l, req->restore ? AUDIT_RESTORE : AUDIT_CREATE, req->id, err) < 0)
                 return -1;
         jw_kv_string(l->w, "bundle", c->bundle ? c->bundle : req->bundle);
         audit_line_policy(l, &c->policy, true);

@@ -5,6 +5,7 @@
 #include "common/log.h"
 #include "oci/config.h"
 #include "runtime/cgroup/container_cgroup.h"
+#include "runtime/checkpoint/restore_spawn.h"
 #include "runtime/audit/audit_log.h"
 #include "common/cleanup.h"
 #include "runtime/container/container_id.h"
@@ -168,6 +169,66 @@ static int output_pipes(struct create_ctx *c, const struct create_request *req,
         return 0;
 }
 
+/* create's own: bwrap and the init, which waits on exec.fifo for start. */
+static int launch(struct create_ctx *cc, const struct create_request *req, struct state_dir *sd,
+                  struct create_result *result, struct sb_error *err)
+{
+        if (create_open_channels(cc, req, sd, err) < 0)
+                return -1;
+        SB_FAULT_POINT("create.after-exec-fifo");
+        if (create_chown_fifo(cc, sd, err) < 0)
+                return -1;
+        if (create_plan_prepare(cc, req->no_new_keyring ? NULL : req->id, err) < 0)
+                return -1;
+        if (create_spawn(cc, err) < 0)
+                return -1;
+        SB_FAULT_POINT("create.after-launcher-fork");
+        if (create_map_user_namespace(cc, err) < 0)
+                return -1;
+        if (create_wait_ready(cc, err) < 0)
+                return -1;
+        container_cgroup_joined(&cc->cgroup);
+        SB_FAULT_POINT("create.after-ready");
+        if (create_read_child_pid(cc, err) < 0)
+                return -1;
+        /* Before the create hooks and the process: both see the devices. */
+        if (net_devices_move_in(cc->config->linux_, cc->container_pid, &cc->net, err) < 0)
+                return -1;
+        if (seccomp_setup_notify(&cc->seccomp, cc->config, req->id, cc->container_pid, cc->bundle,
+                                 err) < 0)
+                return -1;
+        /* While bwrap holds it unreaped: the pid is the process's. */
+        if (cc->pidfd_sock >= 0) {
+                int sock = cc->pidfd_sock;
+                cc->pidfd_sock = -1;
+                if (pidfd_socket_send(sock, cc->container_pid, PIDFD_KIND_INIT, err) < 0)
+                        return -1;
+        }
+        if (create_receive_console(cc, &result->console_master, err) < 0)
+                return -1;
+        SB_FAULT_POINT("create.after-bwrap-up");
+        if (create_record_pending(cc, sd, err) < 0)
+                return -1;
+        SB_FAULT_POINT("create.after-pid-record");
+        /* The container waits on exec.fifo now. Its outer bwrap goes, so the
+         * process is reparented to the caller's subreaper (conmon, the
+         * containerd shim, or `sbrun run`), which can wait for it. */
+        create_release_launcher(cc);
+        SB_FAULT_POINT("create.after-launcher-release");
+        return 0;
+}
+
+/* restore's: CRIU's processes in place of bwrap's, checked, already
+ * running (runtime/checkpoint/restore_spawn.h). */
+static int restore(struct create_ctx *cc, const struct create_request *req, struct state_dir *sd,
+                   struct sb_error *err)
+{
+        if (restore_spawn(cc, req->restore, err) < 0)
+                return -1;
+        cc->restored = true;
+        return create_record_pending(cc, sd, err);
+}
+
 /* Every step in the order it happens. Until the state directory exists a
  * failure leaves nothing behind; after it, create_ctx_release undoes all. */
 int container_create(const struct global_options *global, const struct create_request *req,
@@ -255,47 +316,9 @@ int container_create(const struct global_options *global, const struct create_re
         if (container_cgroup_create(&c.cgroup, err) < 0)
                 goto out;
         SB_FAULT_POINT("create.after-cgroup");
-        if (create_open_channels(&c, req, &sd, err) < 0)
+        if (req->restore != NULL ? restore(&c, req, &sd, err) < 0 :
+                                   launch(&c, req, &sd, result, err) < 0)
                 goto out;
-        SB_FAULT_POINT("create.after-exec-fifo");
-        if (create_chown_fifo(&c, &sd, err) < 0)
-                goto out;
-        if (create_plan_prepare(&c, req->no_new_keyring ? NULL : req->id, err) < 0)
-                goto out;
-        if (create_spawn(&c, err) < 0)
-                goto out;
-        SB_FAULT_POINT("create.after-launcher-fork");
-        if (create_map_user_namespace(&c, err) < 0)
-                goto out;
-        if (create_wait_ready(&c, err) < 0)
-                goto out;
-        container_cgroup_joined(&c.cgroup);
-        SB_FAULT_POINT("create.after-ready");
-        if (create_read_child_pid(&c, err) < 0)
-                goto out;
-        /* Before the create hooks and the process: both see the devices. */
-        if (net_devices_move_in(c.config->linux_, c.container_pid, &c.net, err) < 0)
-                goto out;
-        if (seccomp_setup_notify(&c.seccomp, c.config, req->id, c.container_pid, c.bundle, err) < 0)
-                goto out;
-        /* While bwrap holds it unreaped: the pid is the process's. */
-        if (c.pidfd_sock >= 0) {
-                int sock = c.pidfd_sock;
-                c.pidfd_sock = -1;
-                if (pidfd_socket_send(sock, c.container_pid, PIDFD_KIND_INIT, err) < 0)
-                        goto out;
-        }
-        if (create_receive_console(&c, &result->console_master, err) < 0)
-                goto out;
-        SB_FAULT_POINT("create.after-bwrap-up");
-        if (create_record_pending(&c, &sd, err) < 0)
-                goto out;
-        SB_FAULT_POINT("create.after-pid-record");
-        /* The container waits on exec.fifo now. Its outer bwrap goes, so the
-         * process is reparented to the caller's subreaper (conmon, the
-         * containerd shim, or `sbrun run`), which can wait for it. */
-        create_release_launcher(&c);
-        SB_FAULT_POINT("create.after-launcher-release");
         /* Before the record: a watchdog that cannot start fails the create
          * (fail closed), and one started for a create that fails later
          * sees the container killed and exits. */

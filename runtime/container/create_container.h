@@ -9,6 +9,7 @@
 
 struct sb_error;
 struct global_options;
+struct restore_request;
 
 struct create_request {
         const char *id;
@@ -31,6 +32,10 @@ struct create_request {
          * limit gets a pipe whose read end comes back in the result. */
         bool forward_output;
         struct output_request output;
+        /* `restore`: the process comes from a checkpoint's images
+         * (runtime/checkpoint/restore_spawn.h) instead of process.args,
+         * already started; NULL for create and run. */
+        const struct restore_request *restore;
 };
 
 struct create_result {

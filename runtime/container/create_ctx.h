@@ -65,6 +65,7 @@ struct create_ctx {
         struct output_limits output;         /* effective output limits (forward_output) */
         int output_read[2], output_write[2]; /* stdout's, stderr's pipe, or -1 */
         char *created;                       /* the record's "created" time */
+        bool restored;                       /* by `restore`: started, no exec.fifo */
 };
 
 void create_ctx_init(struct create_ctx *c);

@@ -16,6 +16,7 @@ struct global_options {
         uid_t host_root;         /* what the host's root shows as: rootless_host_root_uid() */
         bool rootless;           /* rootless_detect() */
         bool in_userns;          /* rootless_in_user_namespace(): rootless podman's */
+        const char *criu;        /* --criu PATH; NULL: criu from PATH */
 };
 
 #endif

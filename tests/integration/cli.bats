@@ -309,8 +309,17 @@ check --bogus|check: unknown option "--bogus"
 check --format|check: option "--format" needs a value
 check --format yaml|check: --format: "yaml" is not text or json
 check extra|check: unexpected argument "extra"
-checkpoint --bogus ID|checkpoint: not implemented
-restore --bogus ID|restore: not implemented
+checkpoint --bogus ID|checkpoint: unknown option "--bogus"
+checkpoint|checkpoint: container ID is required
+checkpoint --manage-cgroups-mode hard ID|checkpoint: --manage-cgroups-mode "hard": soft, full, strict or ignore
+checkpoint --empty-ns pid ID|checkpoint: --empty-ns "pid": only network is supported (as runc)
+checkpoint --lazy-pages ID|checkpoint: --lazy-pages is not supported by sbrun
+checkpoint --page-server 1.2.3.4:5 ID|checkpoint: --page-server is not supported by sbrun
+restore --bogus ID|restore: unknown option "--bogus"
+restore|restore: container ID is required
+restore --console-socket /s ID|restore: --console-socket: sbrun does not restore a container with a terminal
+restore --lsm-profile p ID|restore: --lsm-profile is not supported by sbrun
+restore --manage-cgroups-mode hard ID|restore: --manage-cgroups-mode "hard": soft, full, strict or ignore
 EOF
         [ -z "$bad" ] || fail $'bad usage not refused as expected:\n'"$bad"
 }

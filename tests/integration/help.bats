@@ -187,8 +187,7 @@ man_section() {
 # and letter; no letter, no other command's option and no abbreviation that
 # --help does not list is taken. "Taken" is "not refused as unknown": each
 # try ends in --help (or in a value's refusal), so nothing runs, and the
-# state root is this test's own. checkpoint and restore refuse every
-# command line but --help ("not implemented"), whatever its options.
+# state root is this test's own.
 @test "the parser takes exactly the options --help lists" {
         local cmd bad="" word out all_names=""
         local -a args words

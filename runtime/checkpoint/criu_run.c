@@ -1,0 +1,190 @@
+#include "runtime/checkpoint/criu_run.h"
+
+#include "common/cleanup.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *criu_program(const char *option)
+{
+        return option != NULL && option[0] != '\0' ? option : "criu";
+}
+
+/* CRIU logs many lines; the first "Error (" one is nearly always the
+ * cause, the later ones its consequences. */
+static char *first_error_line(const char *path)
+{
+        _cleanup_fclose_ FILE *f = path ? fopen(path, "re") : NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+
+        if (f == NULL)
+                return NULL;
+        while ((n = getline(&line, &cap, f)) > 0) {
+                char *e = strstr(line, "Error (");
+                if (e == NULL)
+                        continue;
+                if (line[n - 1] == '\n')
+                        line[n - 1] = '\0';
+                return strdup(e);
+        }
+        return NULL;
+}
+
+/* fork + exec with stdio and the kept fds only; out: a pipe's read end
+ * for stdout when out != NULL. */
+static pid_t spawn(const char *program, char **argv, const int *keep, size_t n_keep, bool nnp,
+                   int *out, struct sb_error *err)
+{
+        int p[2] = { -1, -1 };
+
+        if (out != NULL && pipe2(p, O_CLOEXEC) < 0)
+                return sb_fail(err, errno, "criu: pipe");
+        pid_t pid = fork();
+        if (pid < 0) {
+                int e = errno;
+                if (p[0] >= 0) {
+                        close(p[0]);
+                        close(p[1]);
+                }
+                return sb_fail(err, e, "criu: fork");
+        }
+        if (pid == 0) {
+                sigset_t none;
+                sigemptyset(&none);
+                sigprocmask(SIG_SETMASK, &none, NULL);
+                if (p[1] >= 0 && dup2(p[1], STDOUT_FILENO) < 0)
+                        _exit(126);
+                for (size_t i = 0; i < n_keep; i++) {
+                        int flags = fcntl(keep[i], F_GETFD);
+                        if (flags < 0 || fcntl(keep[i], F_SETFD, flags & ~FD_CLOEXEC) < 0)
+                                _exit(126);
+                }
+                if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                        _exit(126);
+                execvp(program, argv);
+                _exit(errno == ENOENT ? 127 : 126);
+        }
+        if (out != NULL) {
+                close(p[1]);
+                *out = p[0];
+        }
+        return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+        int status;
+
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -1;
+        return status;
+}
+
+int criu_call_run(struct criu_call *c, const char *what, struct sb_error *err)
+{
+        struct strv argv = { 0 };
+
+        strv_add(&argv, c->program);
+        for (size_t i = 0; i < c->argv.n; i++)
+                strv_add(&argv, c->argv.items[i]);
+        if (argv.failed) {
+                strv_release(&argv);
+                return sb_fail(err, ENOMEM, "%s: criu arguments", what);
+        }
+        pid_t pid = spawn(c->program, argv.items, c->keep, c->n_keep, c->no_new_privs, NULL, err);
+        strv_release(&argv);
+        if (pid < 0)
+                return -1;
+        int status = wait_status(pid);
+        if (status < 0)
+                return sb_fail(err, errno, "%s: wait for criu", what);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+                return sb_fail(err, ENOENT,
+                               "%s: cannot run %s (install CRIU, or name it with --criu PATH)",
+                               what, c->program);
+        _cleanup_free_ char *line = first_error_line(c->log_path);
+        if (WIFSIGNALED(status))
+                return sb_fail(err, 0, "%s: criu was killed by signal %d%s%s (log: %s)", what,
+                               WTERMSIG(status), line ? ": " : "", line ? line : "",
+                               c->log_path ? c->log_path : "none");
+        return sb_fail(err, 0, "%s: criu failed with status %d%s%s (log: %s)", what,
+                       WEXITSTATUS(status), line ? ": " : "", line ? line : "",
+                       c->log_path ? c->log_path : "none");
+}
+
+/* Runs program with args, returns what it printed on stdout (at most 4 KiB)
+ * and its wait status. */
+static char *capture(const char *program, char **argv, int *status)
+{
+        struct sb_error err = { 0 };
+        int out = -1;
+        char buf[4096];
+        size_t len = 0;
+
+        pid_t pid = spawn(program, argv, NULL, 0, false, &out, &err);
+        sb_error_clear(&err);
+        if (pid < 0)
+                return NULL;
+        for (;;) {
+                ssize_t n = read(out, buf + len, sizeof(buf) - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0 || (len += (size_t)n) == sizeof(buf) - 1)
+                        break;
+        }
+        close(out);
+        *status = wait_status(pid);
+        buf[len] = '\0';
+        return strdup(buf);
+}
+
+char *criu_version(const char *program)
+{
+        char *argv[] = { (char *)program, (char *)"--version", NULL };
+        int status = -1;
+        _cleanup_free_ char *text = capture(program, argv, &status);
+        const char *v;
+
+        if (text == NULL || status != 0 || (v = strstr(text, "Version: ")) == NULL)
+                return NULL;
+        v += strlen("Version: ");
+        return strndup(v, strcspn(v, "\n"));
+}
+
+int criu_check(const char *program, struct sb_error *err)
+{
+        /* criu check writes its findings to stderr: into a log file we
+         * can read instead, in a directory of our own. */
+        char dir[] = "/tmp/sbrun-criu-check.XXXXXX";
+        char log[sizeof(dir) + 16];
+
+        if (mkdtemp(dir) == NULL)
+                return sb_fail(err, errno, "criu check: temporary directory");
+        snprintf(log, sizeof(log), "%s/check.log", dir);
+        char *argv[] = { (char *)program, (char *)"check", (char *)"-o", log, NULL };
+        int status = -1;
+        _cleanup_free_ char *text = capture(program, argv, &status);
+        _cleanup_free_ char *line = first_error_line(log);
+        unlink(log);
+        rmdir(dir);
+        if (text == NULL)
+                return sb_fail(err, ENOENT, "cannot run %s", program);
+        if (status == 0)
+                return 0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+                return sb_fail(err, ENOENT, "%s is not installed", program);
+        return sb_fail(err, 0, "criu check failed%s%s", line ? ": " : "", line ? line : "");
+}
