@@ -79,15 +79,7 @@ sb_teardown() {
 
         [ -n "${TEST_DIR:-}" ] && [ -d "$TEST_DIR" ] || return 0
 
-        # Helper processes a test started (namespace holders, sleepers).
-        if [ -f "$TEST_DIR/helper.pids" ]; then
-                while read -r pid; do
-                        # The whole session: unshare --fork leaves a child.
-                        kill -KILL -- "-$pid" 2>/dev/null || true
-                        kill -KILL "$pid" 2>/dev/null || true
-                        wait "$pid" 2>/dev/null || true
-                done <"$TEST_DIR/helper.pids"
-        fi
+        stop_helpers
 
         for id in $(test_container_ids); do
                 "${SBRUN_ARGV[@]}" delete --force "$id" >/dev/null 2>&1 3>&- || true
@@ -304,6 +296,19 @@ start_helper() {
         setsid "$@" </dev/null >/dev/null 2>&1 3>&- &
         HELPER_PID=$!
         echo "$HELPER_PID" >>"$TEST_DIR/helper.pids"
+}
+
+# stop_helpers: end every start_helper session of this test (namespace
+# holders, sleepers), whole: unshare --fork leaves a child.
+stop_helpers() {
+        local pid
+        [ -f "$TEST_DIR/helper.pids" ] || return 0
+        while read -r pid; do
+                kill -KILL -- "-$pid" 2>/dev/null || true
+                kill -KILL "$pid" 2>/dev/null || true
+                wait "$pid" 2>/dev/null || true
+        done <"$TEST_DIR/helper.pids"
+        rm -f "$TEST_DIR/helper.pids"
 }
 
 # timeout_wait PID SECONDS: wait for a child, giving up after SECONDS.

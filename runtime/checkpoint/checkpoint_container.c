@@ -30,16 +30,25 @@
 #include <unistd.h>
 
 /* The file systems CRIU makes anew on restore (their contents, for a
- * tmpfs, from the images): every other mount in a container is a bind
- * of something outside it and is handed to CRIU as an external mount. */
-static bool made_fresh(const char *fstype)
+ * tmpfs, from the images), where the container has one whole (or binds
+ * from one it has whole, as the masks of /proc do): every other mount is
+ * a bind of something outside, handed to CRIU as an external mount. */
+static bool made_fresh(const struct task_mounts *t, const struct task_mount *m)
 {
         static const char *const fresh[] = {
                 "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup2"
         };
+        bool known = false;
 
-        for (size_t i = 0; i < sizeof(fresh) / sizeof(fresh[0]); i++)
-                if (strcmp(fstype, fresh[i]) == 0)
+        for (size_t i = 0; i < sizeof(fresh) / sizeof(fresh[0]) && !known; i++)
+                known = strcmp(m->fstype, fresh[i]) == 0;
+        if (!known)
+                return false;
+        if (strcmp(m->fstype, "cgroup2") == 0)
+                return true; /* CRIU mounts it in the container's cgroup namespace */
+        for (size_t i = 0; i < t->n; i++)
+                if (t->m[i].major == m->major && t->m[i].minor == m->minor &&
+                    strcmp(t->m[i].root, "/") == 0)
                         return true;
         return false;
 }
@@ -154,7 +163,7 @@ static int inspect(int pid, struct checkpoint_record *r, struct sb_error *err)
                 goto nomem;
         for (size_t i = 0; i < t.n; i++) {
                 const struct task_mount *m = &t.m[i];
-                if (strcmp(m->point, "/") != 0 && !made_fresh(m->fstype) &&
+                if (strcmp(m->point, "/") != 0 && !made_fresh(&t, m) &&
                     add_external(r, m->point, err) < 0)
                         goto fail;
                 if (task_mounts_top(&t, m->point) != m)

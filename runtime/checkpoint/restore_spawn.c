@@ -8,6 +8,7 @@
 #include "runtime/checkpoint/restore_verify.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/sandbox/rootfs_path.h"
+#include "spec/policy_profiles.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -208,6 +209,16 @@ int restore_spawn(struct create_ctx *c, const struct restore_request *r, struct 
                 return sb_fail(err, errno, "--image-path %s", image);
         if (checkpoint_record_read(dir, image, &rec, err) < 0)
                 return -1;
+        /* The floor decided Landlock for this config (strict does, where
+         * the kernel has it): CRIU cannot give a restored process a
+         * Landlock domain, so it would run with less than the floor. */
+        if (c->landlock.mode != LANDLOCK_OFF) {
+                sb_fail(err, 0,
+                        "restore: the floor puts this container under Landlock (%s profile): "
+                        "CRIU cannot restore a Landlock domain; refused",
+                        policy_profile_get(c->profile)->name);
+                goto out;
+        }
         if (c->config->process != NULL && c->config->process->terminal) {
                 sb_fail(err, 0,
                         "restore: process.terminal: sbrun does not restore a container "

@@ -173,11 +173,19 @@ struct mount_want {
         unsigned flags;
 };
 
-static bool fresh_type(const char *fstype)
+/* A file system this namespace's mounts do not have: a new instance
+ * (CRIU's tmpfs, proc, devpts, mqueue), none of the host's. */
+static bool new_instance(const struct task_mount *m, const struct task_mounts *host)
 {
-        return strcmp(fstype, "proc") == 0 || strcmp(fstype, "sysfs") == 0 ||
-               strcmp(fstype, "tmpfs") == 0 || strcmp(fstype, "devpts") == 0 ||
-               strcmp(fstype, "mqueue") == 0 || strcmp(fstype, "cgroup2") == 0;
+        static const char *const types[] = { "tmpfs", "proc", "devpts", "mqueue" };
+        bool known = false;
+
+        for (size_t i = 0; i < sizeof(types) / sizeof(types[0]) && !known; i++)
+                known = strcmp(m->fstype, types[i]) == 0;
+        for (size_t i = 0; known && i < host->n; i++)
+                if (host->m[i].major == m->major && host->m[i].minor == m->minor)
+                        return false;
+        return known;
 }
 
 static bool below(const char *path, const char *top)
@@ -242,9 +250,17 @@ static void sources_release(struct judged_source *v, size_t n)
         free(v);
 }
 
-static int check_mount_sources(const struct task_mounts *t, const struct judged_source *src,
-                               size_t n_src, struct sb_error *err)
+/* Each mount is one of: a judged source (the root exactly; a bind's or a
+ * /dev node's file system at or below its root), a new instance, sysfs
+ * (the floor's flags make it read-only), or cgroup2 at or below the
+ * container's cgroup. */
+static int check_mount_sources(const struct create_ctx *c, const struct task_mounts *t,
+                               const struct judged_source *src, size_t n_src, struct sb_error *err)
 {
+        struct task_mounts host = { 0 };
+        _cleanup_free_ char *cg = NULL;
+        int ret = -1;
+
         /* The root exactly: src[0] is root.path's (judged_sources). */
         const struct task_mount *root = task_mounts_top(t, "/");
         if (root == NULL || major(src[0].dev) != root->major || minor(src[0].dev) != root->minor ||
@@ -253,20 +269,34 @@ static int check_mount_sources(const struct task_mounts *t, const struct judged_
                                "the restored container's root is not the root.path this "
                                "restore judged (%s)",
                                src[0].fs_path);
+        if (task_mounts_read(getpid(), &host, err) < 0)
+                return -1;
+        if (c->cgroup.rel != NULL &&
+            asprintf(&cg, "/%s", c->cgroup.rel[0] == '/' ? c->cgroup.rel + 1 : c->cgroup.rel) < 0) {
+                sb_fail(err, ENOMEM, "restore");
+                goto out;
+        }
         for (size_t i = 0; i < t->n; i++) {
                 const struct task_mount *m = &t->m[i];
-                bool judged = fresh_type(m->fstype);
+                bool judged =
+                        new_instance(m, &host) || strcmp(m->fstype, "sysfs") == 0 ||
+                        (strcmp(m->fstype, "cgroup2") == 0 && cg != NULL && below(m->root, cg));
                 for (size_t s = 0; !judged && s < n_src; s++)
                         judged = major(src[s].dev) == m->major && minor(src[s].dev) == m->minor &&
                                  below(m->root, src[s].fs_path);
-                if (!judged)
-                        return sb_fail(err, 0,
-                                       "the restored container has a mount at %s (%s %u:%u %s) "
-                                       "that is none of the sources this restore judged (the "
-                                       "root, the config's binds, the /dev nodes)",
-                                       m->point, m->fstype, m->major, m->minor, m->root);
+                if (!judged) {
+                        sb_fail(err, 0,
+                                "the restored container has a mount at %s (%s %u:%u %s) that is "
+                                "none of the sources this restore judged (the root, the "
+                                "config's binds, the /dev nodes)",
+                                m->point, m->fstype, m->major, m->minor, m->root);
+                        goto out;
+                }
         }
-        return 0;
+        ret = 0;
+out:
+        task_mounts_release(&host);
+        return ret;
 }
 
 static int want_add(struct mount_want **v, size_t *n, const char *point, unsigned flags,
@@ -421,7 +451,7 @@ static int check_mounts(const struct create_ctx *c, const struct checkpoint_reco
                 goto out;
         }
         if (task_mounts_read(c->container_pid, &t, err) < 0 ||
-            check_mount_sources(&t, src, n_src, err) < 0 ||
+            check_mount_sources(c, &t, src, n_src, err) < 0 ||
             missing_flags(&t, want, n_want, fix, &n_fix, err) < 0)
                 goto out;
         if (n_fix > 0) {

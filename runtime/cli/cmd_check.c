@@ -14,6 +14,7 @@
 #include "runtime/sandbox/bwrap_binary.h"
 #include "runtime/host/host_probe.h"
 #include "runtime/audit/audit_log.h"
+#include "runtime/checkpoint/criu_run.h"
 #include "runtime/host/landlock_host.h"
 #include "runtime/host/rootless.h"
 #include "spec/host_requirements.h"
@@ -261,6 +262,40 @@ static void check_policy(struct check_list *l, const struct global_options *glob
         add(l, "policy", HOST_OK, detail);
 }
 
+/* Only checkpoint and restore need CRIU: its lack is a warning. */
+static void check_criu(struct check_list *l, const struct global_options *global)
+{
+        const char *program = criu_program(global->criu);
+        _cleanup_free_ char *version = criu_version(program);
+        struct sb_error e = { 0 };
+        char *detail = NULL;
+
+        if (version == NULL) {
+                if (asprintf(&detail,
+                             "%s cannot be run: checkpoint and restore fail (install "
+                             "CRIU, or name it with --criu)",
+                             program) < 0)
+                        detail = NULL;
+                add(l, "criu", HOST_WARN, detail);
+                return;
+        }
+        if (global->rootless) {
+                if (asprintf(&detail, "%s %s: checkpoint and restore need root", program, version) <
+                    0)
+                        detail = NULL;
+                add(l, "criu", HOST_WARN, detail);
+                return;
+        }
+        bool works = criu_check(program, &e) == 0;
+        _cleanup_free_ char *why = works ? NULL : sb_error_text(&e);
+        sb_error_clear(&e);
+        if (asprintf(&detail, "%s %s: %s%s", program, version,
+                     works ? "criu check passes" : "checkpoint and restore fail here: ",
+                     works ? "" : (why ? why : "criu check failed")) < 0)
+                detail = NULL;
+        add(l, "criu", works ? HOST_OK : HOST_WARN, detail);
+}
+
 static void run_checks(const struct global_options *global, struct check_list *l)
 {
         struct operator_policy policy;
@@ -291,6 +326,7 @@ static void run_checks(const struct global_options *global, struct check_list *l
         add_probe(l, "lsm", &p);
         host_probe_systemd(&p);
         add_probe(l, "systemd", &p);
+        check_criu(l, global);
 }
 
 static size_t count_failed(const struct check_list *l)

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "oci/config.h"
 #include "oci/features.h"
+#include "runtime/checkpoint/criu_run.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/commands.h"
 #include "runtime/sandbox/idmap_mount.h"
@@ -179,6 +180,7 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
 
         if (r != 0)
                 return r < 0 ? 1 : 0;
+        _cleanup_free_ char *criu_version_text = criu_version(criu_program(global->criu));
         fill_seccomp_flags(known_flags, supported_flags);
         fill_capabilities(capabilities);
         fill_namespaces(namespaces);
@@ -198,6 +200,13 @@ int cmd_features(const struct global_options *global, int argc, char **argv, str
                  * (runtime/cgroup/device_filter.h). */
                 "run.sbrun.cgroup.devices",
                 "ebpf",
+                /* runc's org.opencontainers.runc.checkpoint.enabled, told
+                 * from the criu found (--criu, else PATH) and who asks:
+                 * CRIU needs root. `sbrun check` runs `criu check`. */
+                "run.sbrun.checkpoint.enabled",
+                criu_version_text != NULL && !global->rootless ? "true" : "false",
+                criu_version_text != NULL ? "run.sbrun.criu.version" : NULL,
+                criu_version_text,
                 NULL,
         };
         const struct oci_features features = {

@@ -12,7 +12,7 @@ SB_DEFAULT_POLICY=0
 
 ITEMS="root policy bwrap namespace-user namespace-pid namespace-mount namespace-network
 namespace-ipc namespace-uts namespace-cgroup cgroups io seccomp seccomp-flags seccomp-notify
-openat2 lsm systemd landlock audit"
+openat2 lsm systemd landlock audit criu"
 
 # item_field ITEM FIELD: a field of one item of the JSON in $output.
 item_field() {
@@ -39,7 +39,7 @@ optout_policy() {
                 line=$(grep -E "^${item//-/ } +(ok|warn|FAIL) " <<<"$output") ||
                         fail "no line for $item: $output"
         done
-        [ "${#lines[@]}" -eq 22 ] || fail "expected 20 items and 2 more lines: $output"
+        [ "${#lines[@]}" -eq 23 ] || fail "expected 21 items and 2 more lines: $output"
         [[ ${lines[-1]} == "ready: this host can run confined containers" ]] ||
                 [[ ${lines[-1]} == "not ready: "* ]]
         [[ $output == *"bwrap              ok     "*": bubblewrap "[0-9]* ]]
@@ -49,7 +49,7 @@ optout_policy() {
 @test "check --format json: the same items, ready matches the exit status" {
         run sbrun --policy "$(optout_policy)" check --format json
         jq -e . <<<"$output" >/dev/null || fail "not JSON: $output"
-        [ "$(jq -r '.items | length' <<<"$output")" -eq 20 ]
+        [ "$(jq -r '.items | length' <<<"$output")" -eq 21 ]
         [ "$(jq -r '[.items[] | select(.status | test("^(ok|warn|FAIL)$") | not)] | length' \
                 <<<"$output")" -eq 0 ]
         [ "$(jq -r '[.items[] | select((.detail | type) != "string")] | length' <<<"$output")" -eq 0 ]

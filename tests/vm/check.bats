@@ -24,13 +24,15 @@ setup() {
                 <<<"$output")
         [ -z "$not_ok" ] || fail "items not ok: $not_ok"
         [ "$(jq -r '.items[] | select(.item == "systemd") | .status' <<<"$output")" = warn ]
-        [ "$(jq -r '.items | length' <<<"$output")" -eq 20 ]
+        [ "$(jq -r '.items | length' <<<"$output")" -eq 21 ]
         [[ $(jq -r '.items[] | select(.item == "cgroups") | .detail' <<<"$output") == \
                 "limits are enforced in /sys/fs/cgroup"*"unified cgroup v2 host"* ]]
         [[ $(jq -r '.items[] | select(.item == "lsm") | .detail' <<<"$output") == \
                 *"AppArmor enabled"* ]]
         [[ $(jq -r '.items[] | select(.item == "landlock") | .detail' <<<"$output") == \
                 "ABI "*" (sbrun uses up to 4)" ]]
+        [[ $(jq -r '.items[] | select(.item == "criu") | .detail' <<<"$output") == \
+                "criu "*": criu check passes" ]]
 }
 
 @test "vm: the table ends with the ready verdict" {
