@@ -58,6 +58,8 @@ static char *detail(json_val root, const char *event)
         }
         if (strcmp(event, "kill") == 0)
                 put_number(buf, sizeof(buf), &used, "signal", json_member(root, "signal"));
+        if (strcmp(event, "checkpoint") == 0 && str(root, "image_path") != NULL)
+                put(buf, sizeof(buf), &used, str(root, "image_path"));
         if (str(root, "status") != NULL)
                 put(buf, sizeof(buf), &used, str(root, "status"));
         if (str(root, "verdict") != NULL)

@@ -150,7 +150,7 @@ int cmd_audit(const struct global_options *global, int argc, char **argv, struct
                 .name = "audit",
                 .usage = "usage: sbrun audit [options]\n\n"
                          "Read the audit trail the operator's policy names, oldest line first:\n"
-                         "creates, execs, kills, deletes and verdicts.\n",
+                         "creates, execs, kills, deletes, verdicts, checkpoints and restores.\n",
                 .options = options,
         };
         int next, ret, r = cli_parse(&cmd, argc, argv, &next, err);

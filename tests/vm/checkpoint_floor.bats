@@ -125,4 +125,9 @@ counter() {
         [[ $output == *"Read-only file system"* ]] || fail "root writable: $output"
         after=$(tail -n1 <<<"$output")
         [ "$after" -gt 5 ] || fail "the count restarted: $after"
+        run sbrun audit --id "$ID"
+        [ "$(jq -r 'select(.event == "checkpoint") | "\(.ok) \(.image_path)"' <<<"$output")" = "true $IMG" ] ||
+                fail "no checkpoint line: $output"
+        [ "$(jq -r 'select(.event == "restore") | "\(.ok) \(.pid)"' <<<"$output")" = "true $pid" ] ||
+                fail "no restore line: $output"
 }
