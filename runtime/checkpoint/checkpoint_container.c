@@ -6,6 +6,7 @@
 #include "oci/json_write.h"
 #include "oci/state.h"
 #include "runtime/audit/audit_line.h"
+#include "runtime/cgroup/cgroup_root.h"
 #include "runtime/checkpoint/checkpoint_record.h"
 #include "runtime/checkpoint/criu_run.h"
 #include "runtime/checkpoint/proc_task.h"
@@ -301,6 +302,7 @@ int container_checkpoint(const struct global_options *global, const struct check
         const char *work = req->work_path ? req->work_path : image;
         _cleanup_free_ char *log = NULL;
         struct oci_state *state = NULL;
+        struct cgroup_root cgroups = CGROUP_ROOT_INIT;
         int ret = -1;
 
         /* As runc: CRIU needs the host's root to dump namespaces. */
@@ -337,6 +339,10 @@ int container_checkpoint(const struct global_options *global, const struct check
                 goto out;
         }
         call.log_path = log;
+        call.yard_dir = sd.path;
+        if (state->cgroup_path != NULL && cgroup_root_find(&cgroups, err) < 0)
+                goto out;
+        call.cgroup_mount = cgroups.mount;
         if (criu_call_run(&call, "checkpoint", err) < 0) {
                 sb_error_prefix(err, "container %s", req->id);
                 audit_checkpoint(&sd, global, req, image, err);
@@ -354,6 +360,7 @@ int container_checkpoint(const struct global_options *global, const struct check
                 ret = container_delete(global, req->id, true, err);
         }
 out:
+        cgroup_root_release(&cgroups);
         strv_release(&call.argv);
         checkpoint_record_release(&record);
         oci_state_free(state);

@@ -2,14 +2,20 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,22 +97,119 @@ static int wait_status(pid_t pid)
         return status;
 }
 
+/* Whether the cgroup2 mount at path has nsdelegate (its super options
+ * in /proc/self/mountinfo); -1 when it is not found. */
+static int has_nsdelegate(const char *path)
+{
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        int found = -1;
+
+        while (f != NULL && getline(&line, &cap, f) > 0) {
+                char point[4096];
+                const char *sep = strstr(line, " - cgroup2 ");
+                if (sep == NULL || sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1 ||
+                    strcmp(point, path) != 0)
+                        continue;
+                found = strstr(sep, "nsdelegate") != NULL;
+        }
+        return found;
+}
+
+/* Set nsdelegate on the hierarchy again: a cgroup2 made with it in the
+ * initial cgroup namespace sets the flag, in a mount namespace of a child
+ * of ours, so that nothing is mounted where anyone sees it. */
+static int restore_nsdelegate(void)
+{
+        pid_t pid = fork();
+        int status;
+
+        if (pid < 0)
+                return -1;
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNS) < 0 ||
+                    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                        _exit(1);
+                int fs = (int)syscall(SYS_fsopen, "cgroup2", FSOPEN_CLOEXEC);
+                if (fs < 0 ||
+                    syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "nsdelegate", NULL, 0) < 0 ||
+                    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                        _exit(1);
+                _exit(0);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -1;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* <yard_dir>/criu-cgroup-yard/unified, a symlink to the cgroup2 mount:
+ * CRIU opens YARD/unified for the v2 hierarchy. */
+static char *make_yard(const struct criu_call *c)
+{
+        char *yard = NULL, *link = NULL;
+
+        if (asprintf(&yard, "%s/criu-cgroup-yard", c->yard_dir) < 0)
+                return NULL;
+        if (asprintf(&link, "%s/unified", yard) < 0 || (mkdir(yard, 0700) < 0 && errno != EEXIST) ||
+            (unlink(link) < 0 && errno != ENOENT) || symlink(c->cgroup_mount, link) < 0) {
+                free(link);
+                free(yard);
+                return NULL;
+        }
+        free(link);
+        return yard;
+}
+
+static void remove_yard(char *yard)
+{
+        char *link = NULL;
+
+        if (yard == NULL)
+                return;
+        if (asprintf(&link, "%s/unified", yard) >= 0)
+                unlink(link);
+        free(link);
+        rmdir(yard);
+        free(yard);
+}
+
 int criu_call_run(struct criu_call *c, const char *what, struct sb_error *err)
 {
         struct strv argv = { 0 };
+        char *yard = NULL;
+        int delegate = c->cgroup_mount ? has_nsdelegate(c->cgroup_mount) : -1;
 
+        if (c->cgroup_mount != NULL && c->yard_dir != NULL && (yard = make_yard(c)) == NULL)
+                return sb_fail(err, errno, "%s: criu's cgroup yard in %s", what, c->yard_dir);
         strv_add(&argv, c->program);
         for (size_t i = 0; i < c->argv.n; i++)
                 strv_add(&argv, c->argv.items[i]);
+        if (yard != NULL)
+                strv_addf(&argv, "--cgroup-yard=%s", yard);
         if (argv.failed) {
                 strv_release(&argv);
                 return sb_fail(err, ENOMEM, "%s: criu arguments", what);
         }
         pid_t pid = spawn(c->program, argv.items, c->keep, c->n_keep, c->no_new_privs, NULL, err);
         strv_release(&argv);
-        if (pid < 0)
+        if (pid < 0) {
+                remove_yard(yard);
                 return -1;
+        }
         int status = wait_status(pid);
+        remove_yard(yard);
+        /* Should CRIU have mounted cgroup2 all the same. */
+        if (delegate == 1 && has_nsdelegate(c->cgroup_mount) == 0) {
+                if (restore_nsdelegate() == 0 && has_nsdelegate(c->cgroup_mount) == 1)
+                        sb_warn("%s: criu cleared nsdelegate on %s: set again", what,
+                                c->cgroup_mount);
+                else
+                        sb_warn("%s: criu cleared nsdelegate on %s and it could not be set "
+                                "again: cgroup namespaces are no delegation boundary now",
+                                what, c->cgroup_mount);
+        }
         if (status < 0)
                 return sb_fail(err, errno, "%s: wait for criu", what);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -190,7 +190,8 @@ static int build_args(struct create_ctx *c, const struct restore_request *r,
         return 0;
 }
 
-int restore_spawn(struct create_ctx *c, const struct restore_request *r, struct sb_error *err)
+int restore_spawn(struct create_ctx *c, const struct restore_request *r, const char *state_dir,
+                  struct sb_error *err)
 {
         struct checkpoint_record rec = { 0 };
         struct criu_call call = { .program = criu_program(r->criu), .no_new_privs = true };
@@ -234,6 +235,8 @@ int restore_spawn(struct create_ctx *c, const struct restore_request *r, struct 
         if (build_args(c, r, &rec, image, work, pid_file, &call, err) < 0)
                 goto out;
         call.log_path = log;
+        call.cgroup_mount = c->cgroup.cg.path != NULL ? c->cgroup.root.mount : NULL;
+        call.yard_dir = state_dir;
         if (criu_call_run(&call, "restore", err) < 0)
                 goto out;
         if (read_pid_file(pid_file, &c->container_pid, err) < 0)

@@ -20,7 +20,9 @@ struct restore_request {
         bool tcp_established, ext_unix_sk, shell_job, file_locks, auto_dedup;
 };
 
-/* Sets c->container_pid to the restored process, running. */
-int restore_spawn(struct create_ctx *c, const struct restore_request *r, struct sb_error *err);
+/* Sets c->container_pid to the restored process, running. state_dir: the
+ * container's new state directory (CRIU's cgroup yard is made there). */
+int restore_spawn(struct create_ctx *c, const struct restore_request *r, const char *state_dir,
+                  struct sb_error *err);
 
 #endif

@@ -223,7 +223,7 @@ static int launch(struct create_ctx *cc, const struct create_request *req, struc
 static int restore(struct create_ctx *cc, const struct create_request *req, struct state_dir *sd,
                    struct sb_error *err)
 {
-        if (restore_spawn(cc, req->restore, err) < 0)
+        if (restore_spawn(cc, req->restore, sd->path, err) < 0)
                 return -1;
         cc->restored = true;
         return create_record_pending(cc, sd, err);

@@ -10,7 +10,8 @@ load ../helpers
 piped_run() {
         start_helper bash -c 'sleep 100000 | "${@:2}" 2>&1 | cat >"$1"' _ "$TEST_DIR/$1.out" \
                 "${SBRUN_ARGV[@]}" run -d -b "$BUNDLE" "$1"
-        wait_for_status "$1" running 30
+        wait_for_status "$1" running 30 2>/dev/null ||
+                fail "$1 is not running: $(cat "$TEST_DIR/$1.out")"
 }
 
 @test "checkpoint: a container that is not running is refused by its status" {

@@ -23,7 +23,8 @@ piped_run() {
         shift
         start_helper bash -c 'sleep 100000 | "${@:2}" 2>&1 | cat >"$1"' _ "$TEST_DIR/$id.out" \
                 "${SBRUN_ARGV[@]}" "$@" run -d -b "$BUNDLE" "$id"
-        wait_for_status "$id" running 60
+        wait_for_status "$id" running 60 2>/dev/null ||
+                fail "$id is not running: $(cat "$TEST_DIR/$id.out")"
 }
 
 # piped_restore ID [GLOBAL-OPTION...]: `sbrun restore -d ID` with stdin on
