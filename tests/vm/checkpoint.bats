@@ -107,6 +107,31 @@ setup() {
         RT=
         PM_UP=
         CTRD_UP=
+        CG_OPTS=$(cgroup2_opts)
+}
+
+# cgroup2_opts: the super options of the guest's cgroup2 (nsdelegate, ...),
+# which are global to the hierarchy: CRIU 3.17 mounts cgroup2 without them
+# when it dumps or restores a process in a cgroup namespace, and a mount in
+# the initial cgroup namespace sets them anew (drops nsdelegate: a
+# container's cgroup namespace root is then no delegation boundary).
+cgroup2_opts() {
+        awk '$5 == "/sys/fs/cgroup" { for (i = 7; $i != "-"; i++) ; print $(i + 3) }' /proc/self/mountinfo
+}
+
+# cgroup2_check: the options are as the test found them; else (the VM lane
+# only: never on a host's /sys/fs/cgroup) they are set back, and that is
+# noted for runc and a failure for sbrun.
+cgroup2_check() {
+        local now
+        now=$(cgroup2_opts)
+        [ -n "$CG_OPTS" ] && [ "$now" != "$CG_OPTS" ] || return 0
+        [ "${SBRUN_VM:-}" = 1 ] && mount -o "remount,${CG_OPTS#rw,}" /sys/fs/cgroup
+        if [ "$RT" = sbrun ]; then
+                fail "the guest's cgroup2 options were $CG_OPTS before the test, $now after it (set back)"
+                return 1
+        fi
+        [ -z "$RT" ] || note "the guest's cgroup2 options were $CG_OPTS before the test, $now after it (set back)"
 }
 
 teardown() {
@@ -140,6 +165,7 @@ teardown() {
                 }
         fi
         sb_teardown || rc=1
+        cgroup2_check || rc=1
         return $rc
 }
 
