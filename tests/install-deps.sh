@@ -22,7 +22,7 @@ packages="
         apparmor
         containerd containernetworking-plugins catatonit
         python3-grpcio python3-grpc-tools python3-yaml
-        podman conmon crun runc
+        podman conmon crun runc criu
         uidmap slirp4netns fuse-overlayfs
         mmdebstrap
         strace hyperfine gnuplot-nox

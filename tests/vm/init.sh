@@ -161,9 +161,26 @@ if [ -n "${HOSTDIR:-}" ]; then
 	mount -t 9p -o "$opts9p,ro,cache=loose" sbrunhost "$n$HOSTDIR" || die "cannot mount $HOSTDIR (tag sbrunhost)"
 fi
 echo sbrun-vm >/proc/sys/kernel/hostname
+# The booted kernel's modules at /lib/modules/KVER (run.sh names the cache's
+# copy for the Debian 12 guest, whose / is the host's), for modprobe: CRIU
+# loads its diag modules, tun and veth so.  A tree with its kernel's modules
+# (the trixie guest's; run.sh names none there) keeps them.
+if [ -n "${KMODULES:-}" ] && [ ! -e "$n/lib/modules/$KVER/modules.dep" ]; then
+	# Read-only: busybox's mount takes ro only on a remount of the bind,
+	# which it finds by its path in /proc/mounts, where /lib (a relative
+	# symlink to usr/lib on Debian 12) is resolved.
+	mkdir -p "$n/lib/modules/$KVER" &&
+		kmp=$(busybox readlink -f "$n/lib/modules/$KVER") &&
+		mount -o bind "$n$KMODULES" "$kmp" &&
+		mount -o remount,bind,ro "$kmp" ||
+		echo "sbrun-vm init: warning: cannot bind $KMODULES at /lib/modules/$KVER" >&2
+fi
 
 cp /init $n/run/sbrun-vm/init
 if [ "${INIT:-}" != systemd ]; then
+	# The loopback interface up, as systemd brings it up at boot: CRIU's
+	# checks connect sockets on it.
+	ip link set lo up || echo "sbrun-vm init: warning: cannot bring lo up" >&2
 	# The host's busybox: the initramfs is freed by switch_root.
 	exec switch_root $n /bin/busybox sh /run/sbrun-vm/init stage2
 fi

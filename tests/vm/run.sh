@@ -152,6 +152,16 @@ q() { # quote for sh: 'it'\''s'
 {
 	printf 'SHARE=%s\nCWD=%s\nINTERACTIVE=%s\nINIT=%s\n' "$(q "$share")" "$(q "$cwd")" "$interactive" "$init"
 	printf 'HOSTDIR=%s\nGUEST=%s\n' "$(q "$hostdir")" "$guest"
+	# The booted kernel's modules: the Debian 12 guest's / is the host's,
+	# whose /lib/modules (if any) is another kernel's, so init.sh binds
+	# this directory (absolute, no symlinks: the guest sees the host's
+	# paths) at /lib/modules/KVER, for modprobe (CRIU loads its diag
+	# modules so).  The trixie tree has its own kernel's modules.
+	if [ "$guest" = debian12 ]; then
+		kmods=$(cd "$kfiles/lib/modules/$kver" 2>/dev/null && pwd -P) ||
+			die "no modules of $kver in $kfiles/lib/modules: run $setup"
+		printf 'KVER=%s\nKMODULES=%s\n' "$(q "$kver")" "$(q "$kmods")"
+	fi
 } >"$ctl/config"
 {
 	echo '# written by tests/vm/run.sh'

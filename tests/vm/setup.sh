@@ -49,7 +49,9 @@ case $guest in debian12 | trixie) ;; *) die "--guest must be trixie (or debian12
 # the host's /, so whatever the guest needs must be installed here).
 # apparmor: apparmor_parser, to load lsm.bats's profile in the guest.
 # mmdebstrap: builds the trixie guest's tree (--guest trixie).
-pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats apparmor mmdebstrap"
+# criu: checkpoint/restore, run in the Debian 12 guest (checkpoint.bats):
+# CRIU 3.17 runs on the guest's kernel 6.1, not always on a newer host's.
+pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd gzip bubblewrap bats apparmor mmdebstrap criu"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
@@ -224,7 +226,7 @@ if [ -n "$rebuild" ]; then
 	cp /bin/busybox "$stage/bin/busybox"
 	# Only the applets init.sh uses need a link; it calls the rest through
 	# busybox explicitly.
-	for a in sh mount umount mkdir insmod cat echo sleep switch_root reboot stty cp; do
+	for a in sh mount umount mkdir insmod cat echo sleep switch_root reboot stty cp ip; do
 		ln -s busybox "$stage/bin/$a"
 	done
 

@@ -97,6 +97,14 @@ fi
 check "/tmp is tmpfs (FIFOs and device nodes work there, unlike on 9p)" \
 	sh -c 'test "$(stat -f -c %T /tmp)" = tmpfs && mkfifo /tmp/.smoke-fifo && rm /tmp/.smoke-fifo'
 
+# ---- what CRIU needs of the guest (tests/vm/checkpoint.bats) ---------------------
+check "the booted kernel's modules are at /lib/modules/$(uname -r) (modprobe -n unix_diag)" \
+	modprobe -n unix_diag
+[ -n "$(findmnt -n -o TARGET "/lib/modules/$(uname -r)")" ] &&
+	check "the bind of the kernel's modules is read-only" \
+		test "$(findmnt -n -o OPTIONS "/lib/modules/$(uname -r)" | cut -d, -f1)" = ro
+check "the loopback interface is up" sh -c 'ip -o link show lo | grep -q "[<,]UP[,>]"'
+
 if [ "$fails" -eq 0 ]; then echo "smoke: all passed"; exit 0; fi
 echo "smoke: $fails check(s) failed"
 exit 1
