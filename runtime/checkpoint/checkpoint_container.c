@@ -192,22 +192,6 @@ fail:
         return -1;
 }
 
-/* The directory, made if missing (0700, as runc), and never through a
- * symlink in its last component. */
-static int prepare_dir(const char *option, const char *path, struct sb_error *err)
-{
-        struct stat st;
-
-        if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                return sb_fail(err, errno, "%s %s", option, path);
-        if (lstat(path, &st) < 0)
-                return sb_fail(err, errno, "%s %s", option, path);
-        if (!S_ISDIR(st.st_mode))
-                return sb_fail(err, ENOTDIR, "%s %s: not a directory (%s)", option, path,
-                               S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
-        return 0;
-}
-
 static int joined_netns_inode(const char *id, int pid, unsigned long *ino, struct sb_error *err)
 {
         char path[64];
@@ -321,8 +305,8 @@ int container_checkpoint(const struct global_options *global, const struct check
         enum policy_profile profile;
         if (refuse_unrestorable(state, global, &sd, &profile, &record.netns_external, err) < 0)
                 goto out;
-        if (prepare_dir("--image-path", image, err) < 0 ||
-            (work != image && prepare_dir("--work-path", work, err) < 0))
+        if (criu_dir_prepare("--image-path", image, err) < 0 ||
+            (work != image && criu_dir_prepare("--work-path", work, err) < 0))
                 goto out;
         if (inspect(state->pid, &record, err) < 0)
                 goto out;

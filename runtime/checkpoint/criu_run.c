@@ -19,6 +19,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+int criu_dir_prepare(const char *option, const char *path, struct sb_error *err)
+{
+        struct stat st;
+
+        if (mkdir(path, 0700) < 0 && errno != EEXIST)
+                return sb_fail(err, errno, "%s %s", option, path);
+        if (lstat(path, &st) < 0)
+                return sb_fail(err, errno, "%s %s", option, path);
+        if (!S_ISDIR(st.st_mode))
+                return sb_fail(err, ENOTDIR, "%s %s: not a directory (%s)", option, path,
+                               S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
+        return 0;
+}
+
 const char *criu_program(const char *option)
 {
         return option != NULL && option[0] != '\0' ? option : "criu";

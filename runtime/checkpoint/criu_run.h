@@ -33,6 +33,10 @@ struct criu_call {
         const char *yard_dir; /* where the yard is made: a directory of sbrun's own */
 };
 
+/* --image-path or --work-path DIR: made if missing (0700, as runc), and
+ * never a symlink in its last component. */
+int criu_dir_prepare(const char *option, const char *path, struct sb_error *err);
+
 /* The program to run: --criu, else "criu". */
 const char *criu_program(const char *option);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef PTRACE_SECCOMP_GET_FILTER
 #define PTRACE_SECCOMP_GET_FILTER 0x420c
@@ -113,11 +114,23 @@ int task_filters_read(pid_t tid, struct task_filters *f, struct sb_error *err)
                 ret = sb_fail(err, errno, "task %d: ptrace interrupt", (int)tid);
                 goto out;
         }
-        while (waitpid(tid, &status, __WALL) < 0) {
-                if (errno != EINTR) {
+        /* A frozen task never stops for ptrace: give up after 5 s. */
+        for (int i = 0;; i++) {
+                pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
+                if (w == tid)
+                        break;
+                if (w < 0 && errno != EINTR) {
                         ret = sb_fail(err, errno, "task %d: wait for its stop", (int)tid);
                         goto out;
                 }
+                if (i == 500) {
+                        ret = sb_fail(err, ETIMEDOUT,
+                                      "task %d: it does not stop for ptrace "
+                                      "(frozen?)",
+                                      (int)tid);
+                        goto out;
+                }
+                usleep(10000);
         }
         ret = read_filters(tid, f, err);
 out:

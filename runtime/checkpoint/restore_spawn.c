@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/fs_util.h"
+#include "runtime/cgroup/cgroup_manager.h"
 #include "runtime/checkpoint/checkpoint_record.h"
 #include "runtime/checkpoint/criu_run.h"
 #include "runtime/checkpoint/restore_verify.h"
@@ -197,12 +198,15 @@ int restore_spawn(struct create_ctx *c, const struct restore_request *r, const c
         struct criu_call call = { .program = criu_program(r->criu), .no_new_privs = true };
         const char *image_arg = r->image_path ? r->image_path : "checkpoint";
         _cleanup_free_ char *image = realpath(image_arg, NULL);
-        _cleanup_free_ char *work = realpath(r->work_path ? r->work_path : image_arg, NULL);
-        _cleanup_free_ char *pid_file = NULL, *log = NULL;
+        _cleanup_free_ char *work = NULL, *pid_file = NULL, *log = NULL;
         int ret = -1;
 
         if (image == NULL)
                 return sb_fail(err, errno, "--image-path %s", image_arg);
+        /* As runc: the work path is made when missing. */
+        if (r->work_path != NULL && criu_dir_prepare("--work-path", r->work_path, err) < 0)
+                return -1;
+        work = realpath(r->work_path ? r->work_path : image_arg, NULL);
         if (work == NULL)
                 return sb_fail(err, errno, "--work-path %s", r->work_path);
         _cleanup_close_ int dir = open(image, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -244,6 +248,13 @@ int restore_spawn(struct create_ctx *c, const struct restore_request *r, const c
         /* The restored tasks are in the cgroup: a systemd scope's holder
          * goes before they are checked, as after create's init joins. */
         container_cgroup_joined(&c->cgroup);
+        /* A checkpoint of a paused container (containerd pauses it for the
+         * dump) may come back frozen: thawed here, the tasks stay stopped
+         * (--leave-stopped) for the checks, which ptrace cannot make on a
+         * frozen task. */
+        if (c->cgroup.cg.path != NULL && cgroup_path_frozen(c->cgroup.cg.path) == 1 &&
+            cgroup_freeze(&c->cgroup.cg, false, err) < 0)
+                goto out;
         if (restore_verify(c, &rec, err) < 0 || restore_resume(c, err) < 0)
                 goto out;
         ret = 0;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 
 struct restore_options {
@@ -85,6 +86,11 @@ static int parse_options(int argc, char **argv, struct restore_options *o,
         };
         int next;
 
+        /* containerd's runc shim (go-runc) spells it with one dash, as
+         * runc's parser takes it. */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "-no-subreaper") == 0)
+                        argv[i] = (char *)"--no-subreaper";
         int ret = cli_parse(&cmd, argc, argv, &next, err);
         if (ret != 0)
                 return ret;

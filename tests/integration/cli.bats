@@ -320,6 +320,8 @@ restore|restore: container ID is required
 restore --console-socket /s ID|restore: --console-socket: sbrun does not restore a container with a terminal
 restore --lsm-profile p ID|restore: --lsm-profile is not supported by sbrun
 restore --manage-cgroups-mode hard ID|restore: --manage-cgroups-mode "hard": soft, full, strict or ignore
+restore -no-subreaper --lazy-pages ID|restore: --lazy-pages is not supported by sbrun
+restore -no-pivot ID|restore: unknown option "-n"
 EOF
         [ -z "$bad" ] || fail $'bad usage not refused as expected:\n'"$bad"
 }

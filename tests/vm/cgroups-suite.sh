@@ -53,6 +53,8 @@ suite() {
 	# 105 s here and 71 s there (the engines' set-up included) at a load
 	# of 3.
 	sel -f '^checkpoint \(' "$here/checkpoint.bats"
+	# What the floor refuses or tightens across them (sbrun only).
+	sel "$here/checkpoint_floor.bats"
 
 	# sbrun killed at the fault points of create, delete and run
 	# (tests/faults/crash.bats) where the cgroup is real: delete --force must

@@ -580,23 +580,6 @@ ckpt_inside() {
         ckpt_inside
 }
 
-@test "checkpoint (sbrun): a strict container, under Landlock, is refused naming Landlock and keeps running" {
-        use_rt sbrun
-        make_bundle
-        set_cmd 'while :; do sleep 1; done'
-        local pol
-        pol=$(policy_with '{"floor": {"profile": "strict"}}' strict)
-        rt_piped "$TEST_DIR/$ID.log" --policy "$pol" run -d --bundle "$BUNDLE" "$ID"
-        run rt --policy "$pol" checkpoint --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/img.work" "$ID"
-        [ "$status" -ne 0 ] || fail "a strict container was checkpointed: $output"
-        [[ $output == *Landlock* ]] || fail "the refusal does not name Landlock: $output"
-        [ "$(status_of "$ID")" = running ] || fail "after the refused checkpoint: status $(status_of "$ID")"
-        [ ! -e "$TEST_DIR/img/inventory.img" ] || fail "an image was written: $(ls "$TEST_DIR/img")"
-        run rt --policy "$pol" delete --force "$ID"
-        [ "$status" -eq 0 ] || fail "delete --force: $output"
-        gone "$ID"
-}
-
 # ---- podman: checkpoint --export, restore --import under a new name -------------
 
 ckpt_podman() {
