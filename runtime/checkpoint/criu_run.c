@@ -158,33 +158,49 @@ static int restore_nsdelegate(void)
         return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* <yard_dir>/criu-cgroup-yard/unified, a symlink to the cgroup2 mount:
- * CRIU opens YARD/unified for the v2 hierarchy. */
+/* <yard_dir>/criu-cgroup-yard/unified: the cgroup2 mount bound there,
+ * private, for CRIU's run (it opens YARD/unified for the v2 hierarchy
+ * and walks below it relative to that fd, from inside the restored tree,
+ * so a symlink would not do). A bind makes no new cgroup2: its flags stay. */
 static char *make_yard(const struct criu_call *c)
 {
-        char *yard = NULL, *link = NULL;
+        char *yard = NULL, *unified = NULL;
 
         if (asprintf(&yard, "%s/criu-cgroup-yard", c->yard_dir) < 0)
                 return NULL;
-        if (asprintf(&link, "%s/unified", yard) < 0 || (mkdir(yard, 0700) < 0 && errno != EEXIST) ||
-            (unlink(link) < 0 && errno != ENOENT) || symlink(c->cgroup_mount, link) < 0) {
-                free(link);
-                free(yard);
-                return NULL;
+        if (asprintf(&unified, "%s/unified", yard) < 0)
+                goto fail;
+        if ((mkdir(yard, 0700) < 0 && errno != EEXIST) ||
+            (mkdir(unified, 0700) < 0 && errno != EEXIST))
+                goto fail;
+        if (mount(c->cgroup_mount, unified, NULL, MS_BIND, NULL) < 0)
+                goto fail;
+        if (mount(NULL, unified, NULL, MS_PRIVATE, NULL) < 0) {
+                umount2(unified, MNT_DETACH);
+                goto fail;
         }
-        free(link);
+        free(unified);
         return yard;
+fail:
+        if (unified != NULL)
+                rmdir(unified);
+        rmdir(yard);
+        free(unified);
+        free(yard);
+        return NULL;
 }
 
 static void remove_yard(char *yard)
 {
-        char *link = NULL;
+        char *unified = NULL;
 
         if (yard == NULL)
                 return;
-        if (asprintf(&link, "%s/unified", yard) >= 0)
-                unlink(link);
-        free(link);
+        if (asprintf(&unified, "%s/unified", yard) >= 0) {
+                umount2(unified, MNT_DETACH);
+                rmdir(unified);
+        }
+        free(unified);
         rmdir(yard);
         free(yard);
 }
@@ -195,8 +211,10 @@ int criu_call_run(struct criu_call *c, const char *what, struct sb_error *err)
         char *yard = NULL;
         int delegate = c->cgroup_mount ? has_nsdelegate(c->cgroup_mount) : -1;
 
-        if (c->cgroup_mount != NULL && c->yard_dir != NULL && (yard = make_yard(c)) == NULL)
-                return sb_fail(err, errno, "%s: criu's cgroup yard in %s", what, c->yard_dir);
+        /* Without a yard CRIU mounts cgroup2 itself; nsdelegate is then
+         * set again below. */
+        if (c->cgroup_mount != NULL && c->yard_dir != NULL)
+                yard = make_yard(c);
         strv_add(&argv, c->program);
         for (size_t i = 0; i < c->argv.n; i++)
                 strv_add(&argv, c->argv.items[i]);

@@ -24,11 +24,11 @@ struct criu_call {
          * restored tree has it (CRIU before 3.19 does not restore it). */
         bool no_new_privs;
         const char *log_path; /* the -o log as sbrun can read it, for the error */
-        /* The cgroup2 mount ("/sys/fs/cgroup"): CRIU is handed it as its
-         * cgroup yard instead of mounting cgroup2 itself, which would
-         * clear the hierarchy's nsdelegate for the whole host (a mount of
-         * cgroup2 in the initial cgroup namespace sets its flags); NULL
-         * without a cgroup. */
+        /* The cgroup2 mount ("/sys/fs/cgroup"): CRIU is handed a bind of it
+         * as its cgroup yard instead of mounting cgroup2 itself, which
+         * would clear the hierarchy's nsdelegate for the whole host (a
+         * mount of cgroup2 in the initial cgroup namespace sets its
+         * flags); NULL without a cgroup. */
         const char *cgroup_mount;
         const char *yard_dir; /* where the yard is made: a directory of sbrun's own */
 };

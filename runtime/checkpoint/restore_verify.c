@@ -35,18 +35,28 @@ static int tasks_of(const struct create_ctx *c, pid_t **tids, size_t *n, struct 
         return 0;
 }
 
+/* Every program the floor and the config require is among the task's
+ * filters (a process may have stacked more of its own). Not their order:
+ * CRIU 3.17 restores the stack reversed, and the kernel runs every filter
+ * and takes the action of the highest precedence, so order decides only
+ * between two actions of one kind (which errno): never allow or deny. */
 static int check_filters(const struct create_ctx *c, pid_t tid, struct sb_error *err)
 {
         struct task_filters f;
         size_t want = c->floor.n + (c->seccomp.bpf != NULL);
+        bool used[64] = { false };
 
         if (task_filters_read(tid, &f, err) < 0)
                 return -1;
-        bool same = f.n >= want;
+        bool same = f.n >= want && f.n <= sizeof(used) / sizeof(used[0]);
         for (size_t i = 0; same && i < want; i++) {
                 const void *bpf = i < c->floor.n ? c->floor.bpf[i] : c->seccomp.bpf;
                 size_t size = i < c->floor.n ? c->floor.size[i] : c->seccomp.size;
-                same = f.size[i] == size && memcmp(f.bpf[i], bpf, size) == 0;
+                bool found = false;
+                for (size_t k = 0; k < f.n && !found; k++)
+                        if (!used[k] && f.size[k] == size && memcmp(f.bpf[k], bpf, size) == 0)
+                                found = used[k] = true;
+                same = found;
         }
         size_t had = f.n;
         task_filters_release(&f);
@@ -54,7 +64,7 @@ static int check_filters(const struct create_ctx *c, pid_t tid, struct sb_error 
                 return sb_fail(
                         err, 0,
                         "restored task %d: its %zu seccomp filters are not the %zu the floor "
-                        "requires now (the floor's, then linux.seccomp): a checkpoint taken "
+                        "requires now (the floor's and linux.seccomp's): a checkpoint taken "
                         "under another profile or policy cannot be restored under this one",
                         (int)tid, had, want);
         return 0;
@@ -412,16 +422,35 @@ static int set_flags(pid_t pid, const struct mount_want *fix, size_t n, struct s
         return sb_fail(err, 0, "restored container: cannot enter its mount namespace");
 }
 
-/* Places whose topmost mount lacks flags; missing places are an error. */
-static int missing_flags(const struct task_mounts *t, const struct mount_want *want, size_t n,
-                         struct mount_want *fix, size_t *n_fix, struct sb_error *err)
+/* Whether point is there in the container of pid, resolved in its root. */
+static bool exists_in(pid_t pid, const char *point)
+{
+        char path[64];
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+
+        snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+        _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return true; /* cannot tell: as if there */
+        int fd = (int)syscall(SYS_openat2, root, point[1] ? point + 1 : ".", &how, sizeof(how));
+        if (fd >= 0)
+                close(fd);
+        return fd >= 0 || errno != ENOENT;
+}
+
+/* Places whose topmost mount lacks flags. A place with no mount is an error
+ * unless nothing is there (a read-only or masked path this kernel lacks,
+ * /proc/asound: sbrun-init skips those too). */
+static int missing_flags(pid_t pid, const struct task_mounts *t, const struct mount_want *want,
+                         size_t n, struct mount_want *fix, size_t *n_fix, struct sb_error *err)
 {
         *n_fix = 0;
         for (size_t i = 0; i < n; i++) {
                 const struct task_mount *top = task_mounts_top(t, want[i].point);
                 if (top == NULL) {
-                        if (want[i].flags == 0)
-                                continue; /* a path the config names that needs nothing */
+                        if (want[i].flags == 0 || !exists_in(pid, want[i].point))
+                                continue;
                         return sb_fail(err, 0, "the restored container has no mount at %s",
                                        want[i].point);
                 }
@@ -452,14 +481,14 @@ static int check_mounts(const struct create_ctx *c, const struct checkpoint_reco
         }
         if (task_mounts_read(c->container_pid, &t, err) < 0 ||
             check_mount_sources(c, &t, src, n_src, err) < 0 ||
-            missing_flags(&t, want, n_want, fix, &n_fix, err) < 0)
+            missing_flags(c->container_pid, &t, want, n_want, fix, &n_fix, err) < 0)
                 goto out;
         if (n_fix > 0) {
                 if (set_flags(c->container_pid, fix, n_fix, err) < 0)
                         goto out;
                 task_mounts_release(&t);
                 if (task_mounts_read(c->container_pid, &t, err) < 0 ||
-                    missing_flags(&t, want, n_want, fix, &n_fix, err) < 0)
+                    missing_flags(c->container_pid, &t, want, n_want, fix, &n_fix, err) < 0)
                         goto out;
                 if (n_fix > 0) {
                         sb_fail(err, 0, "the restored container's mount at %s stays without %s",
