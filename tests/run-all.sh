@@ -76,7 +76,7 @@ LANES_DIR=$SBRUN_TEST_TMP
 declare -A BUDGET=([unit]=120 [integration]=900 [adversarial]=180 [adversarial-rootless]=180
         [rootless]=300 [engines]=600
         [faults]=300 [package]=900 [selftest]=120 [bench]=300 [format]=60 [fuzz]=600
-        [asan]=1500 [vm]=3000 [vm-trixie]=1200 [vm-nolandlock]=180 [leftovers]=30)
+        [asan]=1500 [vm]=3000 [vm-trixie]=1500 [vm-nolandlock]=180 [leftovers]=30)
 
 # The ASan lane's bats files: the create/exec/delete paths and the parsers
 # behind them; not the soak, scale, race and timing files (hundreds of
