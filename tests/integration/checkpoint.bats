@@ -8,6 +8,7 @@ load ../helpers
 # piped_run ID: `sbrun run -d ID` with its stdio on pipes, as engines give
 # it (CRIU dumps pipes, not a host file); its output in $TEST_DIR/ID.out.
 piped_run() {
+        # shellcheck disable=SC2016 # expanded by the inner bash
         start_helper bash -c 'sleep 100000 | "${@:2}" 2>&1 | cat >"$1"' _ "$TEST_DIR/$1.out" \
                 "${SBRUN_ARGV[@]}" run -d -b "$BUNDLE" "$1"
         wait_for_status "$1" running 30 2>/dev/null ||

@@ -12,7 +12,6 @@ setup() {
         vm_require_cgroup2
         command -v criu >/dev/null || fail "criu not installed: tests/vm/setup.sh installs it"
         sb_setup
-        WAIT_SCALE=3
         IMG=$TEST_DIR/img
 }
 
@@ -21,6 +20,7 @@ setup() {
 piped_run() {
         local id=$1
         shift
+        # shellcheck disable=SC2016 # expanded by the inner bash
         start_helper bash -c 'sleep 100000 | "${@:2}" 2>&1 | cat >"$1"' _ "$TEST_DIR/$id.out" \
                 "${SBRUN_ARGV[@]}" "$@" run -d -b "$BUNDLE" "$id"
         wait_for_status "$id" running 60 2>/dev/null ||
@@ -32,6 +32,7 @@ piped_run() {
 piped_restore() {
         local id=$1
         shift
+        # shellcheck disable=SC2016 # expanded by the inner bash
         start_helper bash -c '"${@:2}" >"$1" 2>&1 < <(exec sleep 100000)' _ "$TEST_DIR/$id.restore" \
                 "${SBRUN_ARGV[@]}" "$@" restore -d -b "$BUNDLE" --image-path "$IMG" "$id"
         timeout_wait "$HELPER_PID" 120 || fail "restore did not return: $(cat "$TEST_DIR/$id.restore")"
