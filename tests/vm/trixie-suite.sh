@@ -10,8 +10,7 @@
 #
 # It runs every tests/vm/trixie_*.bats (sorted), then the Debian 12 guests'
 # files as they are: every systemd_*.bats (the systemd guest's suite, which
-# CI runs only here), memory_limit.bats's 512 KiB cases, checkpoint.bats'
-# sbrun cases (CRIU 4.1) and checkpoint_floor.bats; and
+# CI runs only here), memory_limit.bats's 512 KiB cases; and
 # tests/engines/podman.bats with podman's own cgroup manager. It refuses
 # to run anywhere but in that guest. Extra arguments go to bats.
 #
@@ -37,13 +36,6 @@ sel() { suite_sel "$@"; }
 memory_sel() {
 	sel -f '^512 KiB memory limit: (/bin/echo hi runs .*\(bundle on (tmpfs|ext4)\)|the cgroup namespace|the container.s pid 1)' \
 		"$here/memory_limit.bats"
-}
-
-# checkpoint.bats' sbrun cases (its runc baseline runs in the Debian 12
-# guest, to keep the lane short) and checkpoint_floor.bats, with CRIU 4.1.
-checkpoint_sel() {
-	sel -f '^checkpoint \(sbrun\)' "$here/checkpoint.bats"
-	sel "$here/checkpoint_floor.bats"
 }
 
 suite() {
@@ -74,20 +66,15 @@ suite() {
 	# (vm_helpers.bash's cgdir). Under systemd, sbrun-vm.service holds
 	# processes and so cannot enable controllers for a child (cgroup v2's
 	# no-internal-process rule): the selection runs from the root cgroup.
-	# Checkpoint and restore with Debian 13's CRIU (4.1), beside its runc,
-	# and the floor across them: from the root cgroup too (a container
-	# without cgroupsPath).
 	if [ "$SUITE_MODE" = run ]; then
 		(
 			echo "$BASHPID" >/sys/fs/cgroup/cgroup.procs ||
-				echo "trixie-suite: cannot move to the root cgroup: memory_limit.bats and checkpoint*.bats will fail" >&2
+				echo "trixie-suite: cannot move to the root cgroup: memory_limit.bats will fail" >&2
 			memory_sel
-			checkpoint_sel
 			exit "$SUITE_RC"
 		) || SUITE_RC=1
 	else
 		memory_sel
-		checkpoint_sel
 	fi
 	# The host suite's podman file, with podman 5's default cgroup manager
 	# (systemd) instead of its cgroupfs: what trixie_podman.bats does not
