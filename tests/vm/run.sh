@@ -146,6 +146,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+cc -O2 -static -o "$ctl/perf-hold" "$here/../helpers/perf_hold.c" 2>/dev/null ||
+	cc -O2 -o "$ctl/perf-hold" "$here/../helpers/perf_hold.c" ||
+	echo "run.sh: warning: cannot build tests/helpers/perf_hold.c: CRIU's breakpoints may crash the guest under TCG" >&2
+
 q() { # quote for sh: 'it'\''s'
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
@@ -177,6 +181,12 @@ q() { # quote for sh: 'it'\''s'
 		esac
 		printf 'export %s=%s\n' "${e%%=*}" "$(q "${e#*=}")"
 	done
+	# tests/helpers/perf_hold.c: the guest kernel's perf_sched_events
+	# key held on, so that CRIU's breakpoints never patch __schedule
+	# under TCG (it oopsed so).
+	if [ -x "$ctl/perf-hold" ]; then
+		echo '/run/sbrun-vm/ctl/perf-hold &'
+	fi
 	printf 'exec'
 	for a in "$@"; do printf ' %s' "$(q "$a")"; done
 	echo
