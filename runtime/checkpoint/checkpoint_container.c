@@ -16,6 +16,7 @@
 #include "runtime/container/global_options.h"
 #include "runtime/container/state_dir.h"
 #include "runtime/host/landlock_host.h"
+#include "runtime/sandbox/namespaces.h"
 #include "spec/effective.h"
 #include "spec/floor_landlock.h"
 #include "spec/operator_policy.h"
@@ -192,18 +193,6 @@ fail:
         return -1;
 }
 
-static int joined_netns_inode(const char *id, int pid, unsigned long *ino, struct sb_error *err)
-{
-        char path[64];
-        struct stat st;
-
-        snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
-        if (stat(path, &st) < 0)
-                return sb_fail(err, errno, "checkpoint: container %s: %s", id, path);
-        *ino = (unsigned long)st.st_ino;
-        return 0;
-}
-
 static int build_args(const struct checkpoint_request *req, const struct oci_state *state,
                       const struct checkpoint_record *r, const char *image, const char *work,
                       struct criu_call *call, struct sb_error *err)
@@ -247,10 +236,11 @@ static int build_args(const struct checkpoint_request *req, const struct oci_sta
         strv_add(a, "--enable-external-masters");
         strv_add(a, "--enable-external-sharing");
         if (r->netns_external) {
-                unsigned long ino = 0;
-                if (joined_netns_inode(state->id, state->pid, &ino, err) < 0)
-                        return -1;
-                strv_addf(a, "--external=net[%lu]:extRootNetNS", ino);
+                ino_t ino = 0;
+                if (ns_inode(state->pid, "net", &ino) < 0)
+                        return sb_fail(err, errno, "checkpoint: container %s: its net namespace",
+                                       state->id);
+                strv_addf(a, "--external=net[%lu]:extRootNetNS", (unsigned long)ino);
         }
         if (a->failed)
                 return sb_fail(err, ENOMEM, "checkpoint: criu arguments");

@@ -6,6 +6,7 @@
 #include "runtime/checkpoint/proc_task.h"
 #include "runtime/container/create_ctx.h"
 #include "runtime/host/path_identity.h"
+#include "runtime/sandbox/namespaces.h"
 #include "runtime/sandbox/rootfs_path.h"
 
 #include <errno.h>
@@ -96,18 +97,6 @@ static int check_task(const struct create_ctx *c, pid_t tid, struct sb_error *er
         return check_filters(c, tid, err);
 }
 
-static int ns_inode(const char *pid, const char *type, ino_t *ino)
-{
-        char path[64];
-        struct stat st;
-
-        snprintf(path, sizeof(path), "/proc/%s/ns/%s", pid, type);
-        if (stat(path, &st) < 0)
-                return -1;
-        *ino = st.st_ino;
-        return 0;
-}
-
 /* The proc name of each namespace type, in enum oci_namespace_type's order. */
 static const char *const ns_proc_name[OCI_NS_COUNT] = {
         [OCI_NS_PID] = "pid",       [OCI_NS_NETWORK] = "net", [OCI_NS_MOUNT] = "mnt",
@@ -119,20 +108,17 @@ static int check_namespaces(const struct create_ctx *c, pid_t tid, bool root_tas
                             struct sb_error *err)
 {
         const struct oci_linux *lx = c->config->linux_;
-        char pid[16];
-
-        snprintf(pid, sizeof(pid), "%d", (int)tid);
         for (size_t i = 0; lx != NULL && i < lx->n_namespaces; i++) {
                 const struct oci_namespace *ns = &lx->namespaces[i];
                 const char *name = ns_proc_name[ns->type];
                 ino_t mine, theirs;
                 struct stat joined;
 
-                if (name == NULL || ns_inode(pid, name, &theirs) < 0)
+                if (name == NULL || ns_inode((int)tid, name, &theirs) < 0)
                         return sb_fail(err, errno, "restored task %d: its %s namespace", (int)tid,
                                        name ? name : "?");
                 if (ns->path == NULL) {
-                        if (ns_inode("self", name, &mine) < 0)
+                        if (ns_inode(0, name, &mine) < 0)
                                 return sb_fail(err, errno, "sbrun's own %s namespace", name);
                         if (mine == theirs)
                                 return sb_fail(err, 0,

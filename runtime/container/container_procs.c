@@ -2,6 +2,7 @@
 
 #include "common/cleanup.h"
 #include "common/error.h"
+#include "runtime/sandbox/namespaces.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,18 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
-
-static int ns_inode(int pid, const char *ns, ino_t *ino)
-{
-        char path[64];
-        struct stat st;
-
-        snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns);
-        if (stat(path, &st) < 0)
-                return -1;
-        *ino = st.st_ino;
-        return 0;
-}
 
 int container_procs_signal_all(int pid, int signo, struct sb_error *err)
 {

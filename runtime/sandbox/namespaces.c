@@ -152,6 +152,21 @@ static const struct {
         { "cgroup", CLONE_NEWCGROUP },
 };
 
+int ns_inode(int pid, const char *type, ino_t *ino)
+{
+        char path[64];
+        struct stat st;
+
+        if (pid > 0)
+                snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, type);
+        else
+                snprintf(path, sizeof(path), "/proc/self/ns/%s", type);
+        if (stat(path, &st) < 0)
+                return -1;
+        *ino = st.st_ino;
+        return 0;
+}
+
 int ns_join_process(int pidfd, int pid)
 {
         int flags = 0;

@@ -9,6 +9,7 @@
 #define SB_NAMESPACES_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "oci/config.h"
 
@@ -28,6 +29,10 @@ void ns_setup_release(struct ns_setup *ns);
  * without a UTS namespace of the container's own. */
 int ns_check_identity(const struct oci_config *config, const struct ns_setup *ns,
                       struct sb_error *err);
+
+/* The inode of /proc/PID/ns/TYPE ("net", "pid", ...; PID 0: our own).
+ * 0, or -1 with errno. */
+int ns_inode(int pid, const char *type, ino_t *ino);
 
 /* Enter every namespace of the process (pidfd, pid) that differs from ours;
  * new children land in its pid namespace. 0, or -1 with errno. */
