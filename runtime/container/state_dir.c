@@ -7,14 +7,17 @@
 #include "oci/state.h"
 #include "runtime/container/container_id.h"
 #include "runtime/container/global_options.h"
+#include "runtime/host/path_identity.h"
 #include "spec/operator_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -313,6 +316,25 @@ struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *
         return oci_config_parse(json, len, "config.json", err);
 }
 
+/* A mount left on a directory of the state (CRIU's cgroup yard, when
+ * sbrun was killed while CRIU ran) is detached, never walked: below a bind
+ * of the cgroup2 root, the walk would remove every empty cgroup of the
+ * host. */
+static bool detached_mount(int parent_fd, int fd)
+{
+        long parent_mnt, mnt;
+        char path[64];
+
+        if (path_identity_mount_id(parent_fd, &parent_mnt) < 0 ||
+            path_identity_mount_id(fd, &mnt) < 0)
+                return true; /* unknown: neither walked nor removed */
+        if (mnt == parent_mnt)
+                return false;
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        umount2(path, MNT_DETACH);
+        return true;
+}
+
 static int remove_tree_at(int parent_fd, const char *name)
 {
         int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -321,6 +343,18 @@ static int remove_tree_at(int parent_fd, const char *name)
 
         if (fd < 0)
                 return unlinkat(parent_fd, name, 0);
+        if (detached_mount(parent_fd, fd)) {
+                close(fd);
+                /* What was under the mount, once it is gone. */
+                fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return -1;
+                if (detached_mount(parent_fd, fd)) {
+                        close(fd);
+                        errno = EBUSY;
+                        return -1;
+                }
+        }
         dir = fdopendir(fd);
         if (dir == NULL) {
                 close(fd);

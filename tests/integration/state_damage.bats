@@ -1,11 +1,13 @@
 #!/usr/bin/env bats
 # A damaged state directory: a truncated or corrupt state.json, a missing
-# exec.fifo, a state root on a full file system. Each command says what is
+# exec.fifo, a mount left in it, a state root on a full file system. Each command says what is
 # wrong, and `delete --force` still removes the container.
 
 load ../helpers
 
 teardown() {
+        # A failed test's bind in the state directory.
+        [ -z "${YARD:-}" ] || umount -l "$YARD" 2>/dev/null || true
         if [ -n "${FULL_FS:-}" ]; then
                 # The containers first: their state lives on it.
                 for id in $(test_container_ids); do
@@ -83,6 +85,22 @@ assert_force_delete_cleans_up() {
         [[ $output$(cat "$TEST_DIR/sbrun.log" 2>/dev/null) == *"is not killed"* ]] ||
                 fail "no warning about the process: $output"
         kill -KILL "$PID" 2>/dev/null || true
+}
+
+@test "a mount left in the state directory (CRIU's cgroup yard after a killed checkpoint): delete detaches it and removes nothing below it" {
+        created_container
+        # As the yard is: a bind of a tree whose empty directories (cgroups,
+        # there) a walk would remove.
+        mkdir -p "$TEST_DIR/hier/empty-cgroup" "$ROOT/$ID/criu-cgroup-yard/unified"
+        YARD=$ROOT/$ID/criu-cgroup-yard/unified
+        mount --bind "$TEST_DIR/hier" "$YARD"
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ] || fail "delete --force: $output"
+        [ -d "$TEST_DIR/hier/empty-cgroup" ] || fail "delete removed a directory below the mount"
+        ! grep -qF " $ROOT/$ID/" /proc/self/mountinfo || fail "the mount is left: $(grep -F " $ROOT/$ID/" /proc/self/mountinfo)"
+        [ ! -e "$ROOT/$ID" ] || fail "the state directory is left: $(find "$ROOT/$ID")"
+        YARD=
+        assert_no_leftovers "$ID"
 }
 
 @test "a missing exec.fifo: start names it, the container stays, delete --force cleans up" {
