@@ -19,6 +19,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A symlink at PATH is taken only when the caller alone could have made
+ * it: the link and the directory it is in are the caller's, and no one
+ * else may write in that directory. containerd's shim hands restore such a
+ * link (the bundle's "work", to its own work directory). */
+static int symlink_callers_own(const char *option, const char *path, const struct stat *link,
+                               struct sb_error *err)
+{
+        _cleanup_free_ char *dir = strdup(path);
+        struct stat st;
+        uid_t me = geteuid();
+
+        if (dir == NULL)
+                return sb_fail(err, ENOMEM, "%s", option);
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL)
+                strcpy(dir, ".");
+        else if (slash == dir)
+                slash[1] = '\0';
+        else
+                *slash = '\0';
+        if (stat(dir, &st) < 0)
+                return sb_fail(err, errno, "%s %s: %s", option, path, dir);
+        if (link->st_uid != me || st.st_uid != me || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+                return sb_fail(err, EPERM,
+                               "%s %s: a symbolic link that another user could have "
+                               "made (link owner %u, directory %s owner %u mode %04o)",
+                               option, path, (unsigned)link->st_uid, dir, (unsigned)st.st_uid,
+                               (unsigned)(st.st_mode & 07777));
+        if (stat(path, &st) < 0)
+                return sb_fail(err, errno, "%s %s", option, path);
+        if (!S_ISDIR(st.st_mode))
+                return sb_fail(err, ENOTDIR, "%s %s: its link leads to no directory", option, path);
+        return 0;
+}
+
 int criu_dir_prepare(const char *option, const char *path, struct sb_error *err)
 {
         struct stat st;
@@ -27,9 +62,11 @@ int criu_dir_prepare(const char *option, const char *path, struct sb_error *err)
                 return sb_fail(err, errno, "%s %s", option, path);
         if (lstat(path, &st) < 0)
                 return sb_fail(err, errno, "%s %s", option, path);
+        if (S_ISLNK(st.st_mode))
+                return symlink_callers_own(option, path, &st, err);
         if (!S_ISDIR(st.st_mode))
-                return sb_fail(err, ENOTDIR, "%s %s: not a directory (%s)", option, path,
-                               S_ISLNK(st.st_mode) ? "a symbolic link" : "another file type");
+                return sb_fail(err, ENOTDIR, "%s %s: not a directory (another file type)", option,
+                               path);
         return 0;
 }
 

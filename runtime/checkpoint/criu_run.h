@@ -33,8 +33,9 @@ struct criu_call {
         const char *yard_dir; /* where the yard is made: a directory of sbrun's own */
 };
 
-/* --image-path or --work-path DIR: made if missing (0700, as runc), and
- * never a symlink in its last component. */
+/* --image-path or --work-path DIR: made if missing (0700, as runc); a
+ * symlink in its last component only when the link and its directory are
+ * the caller's alone. */
 int criu_dir_prepare(const char *option, const char *path, struct sb_error *err);
 
 /* The program to run: --criu, else "criu". */

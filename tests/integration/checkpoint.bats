@@ -64,3 +64,30 @@ piped_run() {
         [ "$(jq -r '.annotations["run.sbrun.checkpoint.enabled"]' <<<"$output")" = false ]
         [ "$(jq -r '.annotations["run.sbrun.criu.version"]' <<<"$output")" = null ]
 }
+
+@test "restore: a --work-path symlink is taken only when the caller alone could have made it (containerd's bundle work link)" {
+        make_bundle
+        mkdir "$TEST_DIR/img" "$TEST_DIR/work" "$TEST_DIR/own" "$TEST_DIR/open"
+        chmod 0700 "$TEST_DIR/own"
+        chmod 0777 "$TEST_DIR/open"
+        # The caller's own link, in a directory only it may write: taken;
+        # the restore goes on to the images (which hold no checkpoint).
+        ln -s "$TEST_DIR/work" "$TEST_DIR/own/work"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/own/work" "$ID"
+        assert_fails_cleanly "$ID" "sbrun-checkpoint.json: not a checkpoint sbrun made"
+        # In a directory anyone may write: refused by name, nothing made
+        # through it.
+        ln -s "$TEST_DIR/work" "$TEST_DIR/open/work"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/open/work" "$ID"
+        assert_fails_cleanly "$ID" "--work-path $TEST_DIR/open/work: a symbolic link that another user could have made"
+        # A link another user owns, in the caller's directory: refused.
+        ln -s "$TEST_DIR/work" "$TEST_DIR/own/theirs"
+        chown -h 65534:65534 "$TEST_DIR/own/theirs"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/own/theirs" "$ID"
+        assert_fails_cleanly "$ID" "--work-path $TEST_DIR/own/theirs: a symbolic link that another user could have made"
+        # The caller's link to no directory: refused.
+        ln -s "$TEST_DIR/img/none" "$TEST_DIR/own/dangling"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/own/dangling" "$ID"
+        assert_fails_cleanly "$ID" "--work-path $TEST_DIR/own/dangling"
+        [ -z "$(ls -A "$TEST_DIR/work")" ]
+}

@@ -10,8 +10,9 @@
 #
 # It runs every tests/vm/trixie_*.bats (sorted), then the Debian 12 guests'
 # files as they are: every systemd_*.bats (the systemd guest's suite, which
-# CI runs only here), memory_limit.bats's 512 KiB cases; and
-# tests/engines/podman.bats with podman's own cgroup manager. It refuses
+# CI runs only here), memory_limit.bats's 512 KiB cases, checkpoint.bats
+# (CRIU 4.1, runc beside sbrun, direct and through podman and ctr) and
+# checkpoint_floor.bats; and tests/engines/podman.bats with podman's own cgroup manager. It refuses
 # to run anywhere but in that guest. Extra arguments go to bats.
 #
 # --plan (on the host, before the guest boots): print the name of every test
@@ -36,6 +37,14 @@ sel() { suite_sel "$@"; }
 memory_sel() {
 	sel -f '^512 KiB memory limit: (/bin/echo hi runs .*\(bundle on (tmpfs|ext4)\)|the cgroup namespace|the container.s pid 1)' \
 		"$here/memory_limit.bats"
+}
+
+# Checkpoint and restore with Debian 13's CRIU (4.1): each case with its
+# runc and with sbrun, direct and through podman and containerd; and the
+# floor across them.
+checkpoint_sel() {
+	sel "$here/checkpoint.bats"
+	sel "$here/checkpoint_floor.bats"
 }
 
 suite() {
@@ -65,16 +74,19 @@ suite() {
 	# cgroup, a container without cgroupsPath at /sys/fs/cgroup/sbrun/ID
 	# (vm_helpers.bash's cgdir). Under systemd, sbrun-vm.service holds
 	# processes and so cannot enable controllers for a child (cgroup v2's
-	# no-internal-process rule): the selection runs from the root cgroup.
+	# no-internal-process rule): the selection runs from the root cgroup,
+	# and so do the checkpoint files (containers without cgroupsPath too).
 	if [ "$SUITE_MODE" = run ]; then
 		(
 			echo "$BASHPID" >/sys/fs/cgroup/cgroup.procs ||
-				echo "trixie-suite: cannot move to the root cgroup: memory_limit.bats will fail" >&2
+				echo "trixie-suite: cannot move to the root cgroup: memory_limit.bats and checkpoint*.bats will fail" >&2
 			memory_sel
+			checkpoint_sel
 			exit "$SUITE_RC"
 		) || SUITE_RC=1
 	else
 		memory_sel
+		checkpoint_sel
 	fi
 	# The host suite's podman file, with podman 5's default cgroup manager
 	# (systemd) instead of its cgroupfs: what trixie_podman.bats does not
