@@ -3,6 +3,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "runtime/container/state_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,20 +55,40 @@ static int symlink_callers_own(const char *option, const char *path, const struc
         return 0;
 }
 
-int criu_dir_prepare(const char *option, const char *path, struct sb_error *err)
+int criu_dir_check(const char *option, const char *path, struct sb_error *err)
 {
         struct stat st;
+        size_t n = strlen(path);
 
-        if (mkdir(path, 0700) < 0 && errno != EEXIST)
-                return sb_fail(err, errno, "%s %s", option, path);
-        if (lstat(path, &st) < 0)
+        /* lstat of "link/" or "link/." follows the link: such a spelling
+         * would pass a symlink by as a directory. */
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        const char *last = memrchr(path, '/', n);
+        last = last ? last + 1 : path;
+        size_t last_len = (size_t)(path + n - last);
+        if (last != path && ((last_len == 1 && last[0] == '.') ||
+                             (last_len == 2 && last[0] == '.' && last[1] == '.')))
+                return sb_fail(err, EINVAL, "%s %s: name the directory itself, not . or .. in it",
+                               option, path);
+        _cleanup_free_ char *name = strndup(path, n);
+        if (name == NULL)
+                return sb_fail(err, ENOMEM, "%s", option);
+        if (lstat(name, &st) < 0)
                 return sb_fail(err, errno, "%s %s", option, path);
         if (S_ISLNK(st.st_mode))
-                return symlink_callers_own(option, path, &st, err);
+                return symlink_callers_own(option, name, &st, err);
         if (!S_ISDIR(st.st_mode))
                 return sb_fail(err, ENOTDIR, "%s %s: not a directory (another file type)", option,
                                path);
         return 0;
+}
+
+int criu_dir_prepare(const char *option, const char *path, struct sb_error *err)
+{
+        if (mkdir(path, 0700) < 0 && errno != EEXIST)
+                return sb_fail(err, errno, "%s %s", option, path);
+        return criu_dir_check(option, path, err);
 }
 
 const char *criu_program(const char *option)
@@ -203,7 +224,7 @@ static char *make_yard(const struct criu_call *c)
 {
         char *yard = NULL, *unified = NULL;
 
-        if (asprintf(&yard, "%s/criu-cgroup-yard", c->yard_dir) < 0)
+        if (asprintf(&yard, "%s/" STATE_CRIU_YARD, c->yard_dir) < 0)
                 return NULL;
         if (asprintf(&unified, "%s/unified", yard) < 0)
                 goto fail;

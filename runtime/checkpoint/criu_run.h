@@ -33,9 +33,11 @@ struct criu_call {
         const char *yard_dir; /* where the yard is made: a directory of sbrun's own */
 };
 
-/* --image-path or --work-path DIR: made if missing (0700, as runc); a
- * symlink in its last component only when the link and its directory are
- * the caller's alone. */
+/* --image-path or --work-path DIR: a directory; a symlink in its last
+ * component only when the link and its directory are the caller's alone. */
+int criu_dir_check(const char *option, const char *path, struct sb_error *err);
+
+/* The same, made first if missing (0700, as runc). */
 int criu_dir_prepare(const char *option, const char *path, struct sb_error *err);
 
 /* The program to run: --criu, else "criu". */

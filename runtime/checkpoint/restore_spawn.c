@@ -203,6 +203,10 @@ int restore_spawn(struct create_ctx *c, const struct restore_request *r, const c
 
         if (image == NULL)
                 return sb_fail(err, errno, "--image-path %s", image_arg);
+        /* CRIU writes its log and pid file there when --work-path is not
+         * given: judged as checkpoint judges it. */
+        if (criu_dir_check("--image-path", image_arg, err) < 0)
+                return -1;
         /* As runc: the work path is made when missing. */
         if (r->work_path != NULL && criu_dir_prepare("--work-path", r->work_path, err) < 0)
                 return -1;

@@ -316,45 +316,59 @@ struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *
         return oci_config_parse(json, len, "config.json", err);
 }
 
-/* A mount left on a directory of the state (CRIU's cgroup yard, when
- * sbrun was killed while CRIU ran) is detached, never walked: below a bind
- * of the cgroup2 root, the walk would remove every empty cgroup of the
- * host. */
-static bool detached_mount(int parent_fd, int fd)
+/* Whether fd is on another mount than parent_fd: 1, 0, or -1 when unknown. */
+static int mount_point(int parent_fd, int fd)
 {
         long parent_mnt, mnt;
-        char path[64];
 
         if (path_identity_mount_id(parent_fd, &parent_mnt) < 0 ||
             path_identity_mount_id(fd, &mnt) < 0)
-                return true; /* unknown: neither walked nor removed */
-        if (mnt == parent_mnt)
-                return false;
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-        umount2(path, MNT_DETACH);
-        return true;
+                return -1;
+        return mnt != parent_mnt;
 }
 
-static int remove_tree_at(int parent_fd, const char *name)
+/* CRIU's cgroup yard left mounted (sbrun killed while CRIU ran) is
+ * detached, as often as it was stacked; any other mount in a state
+ * directory, or on it, is left alone and never walked: below the yard, a
+ * bind of the cgroup2 root, the walk would remove every empty cgroup of
+ * the host. Returns the directory's fd once it is no mount, or -1. */
+static int open_unmounted(int parent_fd, const char *name, bool yard)
 {
-        int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        DIR *dir;
-        struct dirent *de;
-
-        if (fd < 0)
-                return unlinkat(parent_fd, name, 0);
-        if (detached_mount(parent_fd, fd)) {
-                close(fd);
-                /* What was under the mount, once it is gone. */
-                fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        for (int i = 0; i < 8; i++) {
+                int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (fd < 0)
                         return -1;
-                if (detached_mount(parent_fd, fd)) {
+                int m = mount_point(parent_fd, fd);
+                if (m == 0)
+                        return fd;
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+                if (m < 0 || !yard || umount2(path, MNT_DETACH) < 0) {
                         close(fd);
                         errno = EBUSY;
                         return -1;
                 }
+                close(fd);
         }
+        errno = EBUSY;
+        return -1;
+}
+
+/* depth 0: the state directory itself; yard: this is its STATE_CRIU_YARD;
+ * detachable: this is the yard's "unified". */
+static int remove_tree_at(int parent_fd, const char *name, int depth, bool yard, bool detachable)
+{
+        struct stat st;
+        DIR *dir;
+        struct dirent *de;
+
+        if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -1;
+        if (!S_ISDIR(st.st_mode))
+                return unlinkat(parent_fd, name, 0);
+        int fd = open_unmounted(parent_fd, name, detachable);
+        if (fd < 0)
+                return -1;
         dir = fdopendir(fd);
         if (dir == NULL) {
                 close(fd);
@@ -363,10 +377,9 @@ static int remove_tree_at(int parent_fd, const char *name)
         while ((de = readdir(dir)) != NULL) {
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                if (de->d_type == DT_DIR)
-                        remove_tree_at(dirfd(dir), de->d_name);
-                else
-                        unlinkat(dirfd(dir), de->d_name, 0);
+                remove_tree_at(dirfd(dir), de->d_name, depth + 1,
+                               depth == 0 && strcmp(de->d_name, STATE_CRIU_YARD) == 0,
+                               yard && strcmp(de->d_name, "unified") == 0);
         }
         closedir(dir);
         return unlinkat(parent_fd, name, AT_REMOVEDIR);
@@ -374,7 +387,7 @@ static int remove_tree_at(int parent_fd, const char *name)
 
 int state_dir_remove(struct state_dir *sd, struct sb_error *err)
 {
-        if (remove_tree_at(sd->root_fd, sd->id) < 0 && errno != ENOENT)
+        if (remove_tree_at(sd->root_fd, sd->id, 0, false, false) < 0 && errno != ENOENT)
                 return sb_fail(err, errno, "remove state directory %s", sd->path);
         sd->created_here = false;
         return 0;
@@ -383,7 +396,7 @@ int state_dir_remove(struct state_dir *sd, struct sb_error *err)
 void state_dir_release(struct state_dir *sd)
 {
         if (sd->created_here && sd->root_fd >= 0 && sd->id != NULL)
-                remove_tree_at(sd->root_fd, sd->id);
+                remove_tree_at(sd->root_fd, sd->id, 0, false, false);
         if (sd->dir_fd >= 0)
                 close(sd->dir_fd);
         if (sd->root_fd >= 0)

@@ -50,6 +50,9 @@ struct oci_state *state_dir_open_state(const char *root, const char *id, struct 
  * start and delete). */
 #define CONFIG_COPY "config.json"
 #define POLICY_COPY "policy.json"
+/* CRIU's cgroup yard (runtime/checkpoint/criu_run.c): a bind of the cgroup2
+ * mount at STATE_CRIU_YARD/unified while CRIU runs. */
+#define STATE_CRIU_YARD "criu-cgroup-yard"
 int state_dir_save_config(struct state_dir *sd, const char *text, size_t len, struct sb_error *err);
 struct oci_config *state_dir_load_config(struct state_dir *sd, struct sb_error *err);
 /* The operator policy the container was created under: its floor holds for

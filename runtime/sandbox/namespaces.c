@@ -157,6 +157,10 @@ int ns_inode(int pid, const char *type, ino_t *ino)
         char path[64];
         struct stat st;
 
+        if (pid < 0) {
+                errno = EINVAL;
+                return -1;
+        }
         if (pid > 0)
                 snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, type);
         else

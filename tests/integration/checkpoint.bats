@@ -65,7 +65,7 @@ piped_run() {
         [ "$(jq -r '.annotations["run.sbrun.criu.version"]' <<<"$output")" = null ]
 }
 
-@test "restore: a --work-path symlink is taken only when the caller alone could have made it (containerd's bundle work link)" {
+@test "restore: a --work-path or --image-path symlink is taken only when the caller alone could have made it (containerd's bundle work link)" {
         make_bundle
         mkdir "$TEST_DIR/img" "$TEST_DIR/work" "$TEST_DIR/own" "$TEST_DIR/open"
         chmod 0700 "$TEST_DIR/own"
@@ -80,6 +80,16 @@ piped_run() {
         ln -s "$TEST_DIR/work" "$TEST_DIR/open/work"
         run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/open/work" "$ID"
         assert_fails_cleanly "$ID" "--work-path $TEST_DIR/open/work: a symbolic link that another user could have made"
+        # Spelled with a trailing / or /., which lstat would follow: the
+        # same judgment, or refused by name.
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/open/work/" "$ID"
+        assert_fails_cleanly "$ID" "--work-path $TEST_DIR/open/work: a symbolic link that another user could have made"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/img" --work-path "$TEST_DIR/open/work/." "$ID"
+        assert_fails_cleanly "$ID" "--work-path $TEST_DIR/open/work/.: name the directory itself"
+        # The image path is judged too (CRIU writes there without a work path).
+        ln -s "$TEST_DIR/img" "$TEST_DIR/open/img"
+        run sbrun restore -d -b "$BUNDLE" --image-path "$TEST_DIR/open/img" "$ID"
+        assert_fails_cleanly "$ID" "--image-path $TEST_DIR/open/img: a symbolic link that another user could have made"
         # A link another user owns, in the caller's directory: refused.
         ln -s "$TEST_DIR/work" "$TEST_DIR/own/theirs"
         chown -h 65534:65534 "$TEST_DIR/own/theirs"

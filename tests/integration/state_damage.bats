@@ -7,7 +7,9 @@ load ../helpers
 
 teardown() {
         # A failed test's bind in the state directory.
-        [ -z "${YARD:-}" ] || umount -l "$YARD" 2>/dev/null || true
+        if [ -n "${YARD:-}" ]; then
+                while umount -l "$YARD" 2>/dev/null; do :; done
+        fi
         if [ -n "${FULL_FS:-}" ]; then
                 # The containers first: their state lives on it.
                 for id in $(test_container_ids); do
@@ -93,6 +95,8 @@ assert_force_delete_cleans_up() {
         # there) a walk would remove.
         mkdir -p "$TEST_DIR/hier/empty-cgroup" "$ROOT/$ID/criu-cgroup-yard/unified"
         YARD=$ROOT/$ID/criu-cgroup-yard/unified
+        # Twice: a checkpoint retried after a killed one stacks its bind.
+        mount --bind "$TEST_DIR/hier" "$YARD"
         mount --bind "$TEST_DIR/hier" "$YARD"
         run sbrun delete --force "$ID"
         [ "$status" -eq 0 ] || fail "delete --force: $output"
@@ -100,6 +104,23 @@ assert_force_delete_cleans_up() {
         ! grep -qF " $ROOT/$ID/" /proc/self/mountinfo || fail "the mount is left: $(grep -F " $ROOT/$ID/" /proc/self/mountinfo)"
         [ ! -e "$ROOT/$ID" ] || fail "the state directory is left: $(find "$ROOT/$ID")"
         YARD=
+        assert_no_leftovers "$ID"
+}
+
+@test "a mount elsewhere in the state directory is neither walked nor detached: delete --force fails, and removes nothing below it" {
+        created_container
+        mkdir -p "$TEST_DIR/hier/empty" "$ROOT/$ID/elsewhere"
+        YARD=$ROOT/$ID/elsewhere
+        mount --bind "$TEST_DIR/hier" "$YARD"
+        run sbrun delete --force "$ID"
+        [ "$status" -ne 0 ] || fail "delete --force went through a mount it did not make"
+        [[ $output == *"remove state directory $ROOT/$ID"* ]] || fail "not named: $output"
+        [ -d "$TEST_DIR/hier/empty" ] || fail "delete removed a directory below the mount"
+        grep -qF " $YARD " /proc/self/mountinfo || fail "delete detached a mount it did not make"
+        umount "$YARD"
+        YARD=
+        run sbrun delete --force "$ID"
+        [ "$status" -eq 0 ] || fail "delete --force after the umount: $output"
         assert_no_leftovers "$ID"
 }
 
