@@ -251,7 +251,8 @@ ids_cmd='id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map'
         # strict's floor holds (no socket but AF_UNIX).
         set_cmd 'nc -l -p 1 127.0.0.1 2>&1; echo done'
         run sbrun --policy "$(policy_with '{"floor": {"profile": "strict"}}' strict)" run -b "$BUNDLE" "$ID"
-        [[ $output == *done* ]] && [[ $output != *"Address in use"* ]]
+        [[ $output == *done* ]] || fail "nc under strict did not end: $output"
+        [[ $output != *"Address in use"* ]] || fail "nc under strict: $output"
         [[ $output == *"not permitted"* ]] || fail "nc under strict: $output"
 }
 

@@ -185,10 +185,43 @@ guest_line() {
                 [ -e "$t/vm-nolandlock.rc" ] && break
                 sleep 0.1
         done
-        [ -e "$t/vm-trixie.rc" ] && [ -e "$t/vm-nolandlock.rc" ]
+        [ -e "$t/vm-trixie.rc" ]
+        [ -e "$t/vm-nolandlock.rc" ]
         rm -rf "$t"
         run sort "$SELF_DIR/guests.log"
         [ "${lines[*]}" = "vm-guest begin vm-guest end vm-trixie-guest begin vm-trixie-guest end" ]
+}
+
+@test "selftest: a run stopped while the host lanes run stops the busybox guest and never boots the trixie or the no-Landlock guest" {
+        local t i
+        # The ASan lane, the last host lane, lasts: the host lanes are not
+        # done when the stop comes.
+        env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
+                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
+                SELF_ASAN="exec sleep 60" \
+                bash "$src/tests/run-all.sh" >"$SELF_DIR/out" 2>&1 </dev/null 3>&- &
+        local pid=$!
+        for ((i = 0; i < 300; i++)); do
+                grep -q '^# asan' "$SELF_DIR/out" && grep -qx 'vm-guest begin' "$SELF_DIR/guests.log" && break
+                sleep 0.1
+        done
+        grep -qx 'vm-guest begin' "$SELF_DIR/guests.log"
+        kill -TERM "$pid"
+        status=0
+        wait "$pid" || status=$?
+        [ "$status" -eq 143 ]
+        t=$(sed -nE 's|^# vm \(.*in the background: (.*)/vm\.tap\)$|\1|p' "$SELF_DIR/out")
+        [ -d "$t" ]
+        for ((i = 0; i < 100; i++)); do
+                [ -e "$t/vm-nolandlock.rc" ] && break
+                sleep 0.1
+        done
+        [ -e "$t/vm-trixie.rc" ]
+        [ -e "$t/vm-nolandlock.rc" ]
+        [ ! -e "$t/host-lanes.done" ]
+        rm -rf "$t"
+        run cat "$SELF_DIR/guests.log"
+        [ "${lines[*]}" = "vm-guest begin vm-guest end" ]
 }
 
 @test "selftest: a VM lane killed mid-way counts the tests it never reported as failed, by name" {
@@ -240,7 +273,8 @@ guest_line() {
         [ "$status" -ne 0 ]
         [[ $output == *"not ok - alpha one (under ASan/UBSan"* ]]
         [ "$(lane_sum)" = "$last" ]
-        [[ $last == *" failed" ]] && [[ $last != *" 0 failed" ]]
+        [[ $last == *" failed" ]]
+        [[ $last != *" 0 failed" ]]
 }
 
 @test "selftest: switched-off lanes are skipped with the number of tests they would have run" {
