@@ -160,25 +160,30 @@ guest_line() {
         [ "$(lane_sum)" = "$last" ]
 }
 
-@test "selftest: a run stopped while the busybox and trixie guests run stops both and never boots the no-Landlock guest" {
-        local t i
+# stopped_run VAR=VALUE... -- CONDITION: run-all.sh in the background with
+# the fake lanes VAR=VALUE, stopped with TERM once CONDITION (a shell
+# command) holds; it must end with 143 and its VM job write every lane's
+# rc. Sets t, the run's test dir (an interrupted run leaves it).
+stopped_run() {
+        local vars=() i pid
+        while [ "$1" != -- ]; do
+                vars+=("$1")
+                shift
+        done
+        shift
         env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
-                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
-                SELF_VM_TRIXIE="exec sleep 60" \
+                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" "${vars[@]}" \
                 bash "$src/tests/run-all.sh" >"$SELF_DIR/out" 2>&1 </dev/null 3>&- &
-        local pid=$!
+        pid=$!
         for ((i = 0; i < 300; i++)); do
-                grep -q '^# waiting for the VM lanes' "$SELF_DIR/out" &&
-                        grep -qx 'vm-trixie-guest begin' "$SELF_DIR/guests.log" && break
+                eval "$1" && break
                 sleep 0.1
         done
         grep -qx 'vm-guest begin' "$SELF_DIR/guests.log"
-        grep -qx 'vm-trixie-guest begin' "$SELF_DIR/guests.log"
         kill -TERM "$pid"
         status=0
         wait "$pid" || status=$?
         [ "$status" -eq 143 ]
-        # The run's test dir (an interrupted run leaves it): the job ends there.
         t=$(sed -nE 's|^# vm \(.*in the background: (.*)/vm\.tap\)$|\1|p' "$SELF_DIR/out")
         [ -d "$t" ]
         for ((i = 0; i < 100; i++)); do
@@ -187,37 +192,21 @@ guest_line() {
         done
         [ -e "$t/vm-trixie.rc" ]
         [ -e "$t/vm-nolandlock.rc" ]
+}
+
+@test "selftest: a run stopped while the busybox and trixie guests run stops both and never boots the no-Landlock guest" {
+        stopped_run SELF_VM="exec sleep 60" SELF_VM_TRIXIE="exec sleep 60" -- \
+                "grep -q '^# waiting for the VM lanes' \"\$SELF_DIR/out\" && grep -qx 'vm-trixie-guest begin' \"\$SELF_DIR/guests.log\""
         rm -rf "$t"
         run sort "$SELF_DIR/guests.log"
         [ "${lines[*]}" = "vm-guest begin vm-guest end vm-trixie-guest begin vm-trixie-guest end" ]
 }
 
 @test "selftest: a run stopped while the host lanes run stops the busybox guest and never boots the trixie or the no-Landlock guest" {
-        local t i
         # The ASan lane, the last host lane, lasts: the host lanes are not
         # done when the stop comes.
-        env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
-                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
-                SELF_ASAN="exec sleep 60" \
-                bash "$src/tests/run-all.sh" >"$SELF_DIR/out" 2>&1 </dev/null 3>&- &
-        local pid=$!
-        for ((i = 0; i < 300; i++)); do
-                grep -q '^# asan' "$SELF_DIR/out" && grep -qx 'vm-guest begin' "$SELF_DIR/guests.log" && break
-                sleep 0.1
-        done
-        grep -qx 'vm-guest begin' "$SELF_DIR/guests.log"
-        kill -TERM "$pid"
-        status=0
-        wait "$pid" || status=$?
-        [ "$status" -eq 143 ]
-        t=$(sed -nE 's|^# vm \(.*in the background: (.*)/vm\.tap\)$|\1|p' "$SELF_DIR/out")
-        [ -d "$t" ]
-        for ((i = 0; i < 100; i++)); do
-                [ -e "$t/vm-nolandlock.rc" ] && break
-                sleep 0.1
-        done
-        [ -e "$t/vm-trixie.rc" ]
-        [ -e "$t/vm-nolandlock.rc" ]
+        stopped_run SELF_VM="exec sleep 60" SELF_ASAN="exec sleep 60" -- \
+                "grep -q '^# asan' \"\$SELF_DIR/out\" && grep -qx 'vm-guest begin' \"\$SELF_DIR/guests.log\""
         [ ! -e "$t/host-lanes.done" ]
         rm -rf "$t"
         run cat "$SELF_DIR/guests.log"
