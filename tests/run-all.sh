@@ -8,9 +8,8 @@
 #               started first, in the background: it is the longest lane
 #   vm-trixie   tests/vm/trixie-suite.sh in a second guest, Debian 13's
 #               kernel and tree with its systemd as PID 1 (tests/vm/run.sh
-#               --guest trixie), in the same background job once the host
-#               lanes are done or vm's guest has ended: never two guests
-#               beside the host lanes. Its tree is built
+#               --guest trixie), in the same background job right after vm's
+#               guest ends: never two guests at once. Its tree is built
 #               (tests/vm/setup.sh --guest trixie) in the background from the
 #               start. It holds the Debian 12 systemd guest's files
 #               (tests/vm/systemd_*.bats), which CI no longer boots: that
@@ -18,7 +17,7 @@
 #   vm-nolandlock
 #               tests/vm/nolandlock-suite.sh in a third, short guest whose
 #               kernel boots without Landlock (tests/vm/run.sh --no-landlock),
-#               in the same job after vm's and vm-trixie's guests
+#               in the same job after vm-trixie's guest
 #   unit        the cmocka binaries of the build tree (tests/unit/test_*)
 #   integration, adversarial, engines, faults, rootless, selftest, ...
 #               each directory of bats files under tests/ (but vm), under a
@@ -164,17 +163,13 @@ echo "# set-up took $((SECONDS - setup_start))s"
 # whatever of them is still running at the end.
 asan_pid=""
 asan_build=""
+vm_pidfile=$SBRUN_TEST_TMP/vm.pid
 vm_stopfile=$SBRUN_TEST_TMP/vm.stop
-# Made when the host lanes are done: the VM job may then boot a second guest.
-host_donefile=$SBRUN_TEST_TMP/host-lanes.done
 stop_lanes() {
-        local f
         [ -n "$asan_pid" ] && kill -TERM -- "-$asan_pid" 2>/dev/null
-        # The flag first: a guest whose pid is not in its file yet reads it.
+        # The flag first: a guest whose pid is not in the file yet reads it.
         : >"$vm_stopfile"
-        for f in "$SBRUN_TEST_TMP"/vm*.pid; do
-                [ -s "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
-        done
+        [ -s "$vm_pidfile" ] && kill -TERM "$(cat "$vm_pidfile")" 2>/dev/null
 }
 trap 'stop_lanes; exit 130' INT
 trap 'stop_lanes; exit 143' TERM
@@ -186,12 +181,10 @@ trap 'stop_lanes; exit 129' HUP
 # closed; the cgroup tests run in a qemu guest with a pure v2 hierarchy and
 # no opt-out policy (tests/vm/README.md). It is the longest lane (TCG), so it
 # starts before the host lanes and runs beside them. The vm-trixie lane's
-# guest (Debian 13, systemd as PID 1) boots in the same job once the host
-# lanes are done (host-lanes.done) or the first guest has ended: the machine
-# has two cores, and two guests under TCG beside the host lanes would starve
-# all three, but once the host lanes are done, each guest has a core. The
-# vm-nolandlock lane's guest (a kernel without Landlock) boots when both
-# have ended, in the same job.
+# guest (Debian 13, systemd as PID 1) boots in the same job when the first
+# one has ended: the machine has two cores, and two guests under TCG beside
+# the host lanes would starve all three. The vm-nolandlock lane's guest (a
+# kernel without Landlock) boots third, in the same job.
 vm_lane=0
 vm_env=()
 if [ "$role" = all ]; then
@@ -216,7 +209,7 @@ fi
 # vm_guest LANE NAME TIMEOUT RUN.SH-ARG...: one guest of the VM job, named
 # $SBRUN_TEST_TMP/NAME (the leftovers check finds its qemu by it): its
 # output to LANE.tap, its exit status to LANE.rc, when it started and ended
-# (this run's SECONDS) to LANE.start and LANE.end. Its pid is in LANE.pid
+# (this run's SECONDS) to LANE.start and LANE.end. Its pid is in vm_pidfile
 # before it boots, and it boots only if vm_stopfile is not there after that:
 # stop_lanes makes the file before it reads the pid, so a guest is either
 # signalled or never booted.
@@ -224,18 +217,18 @@ vm_guest() {
         local lane=$1 name=$2 timeout=$3
         shift 3
         echo "$SECONDS" >"$SBRUN_TEST_TMP/$lane.start"
-        (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$SBRUN_TEST_TMP/$lane.pid" && [ ! -e "$vm_stopfile" ] &&
+        (cd "$SBRUN_SRCDIR" && echo "$BASHPID" >"$vm_pidfile" && [ ! -e "$vm_stopfile" ] &&
                 SBRUN_VM_TIMEOUT=$timeout SBRUN_VM_NAME=$SBRUN_TEST_TMP/$name exec tests/vm/run.sh "$@") \
                 </dev/null >"$SBRUN_TEST_TMP/$lane.tap" 2>&1
         echo $? >"$SBRUN_TEST_TMP/$lane.rc"
-        rm -f "$SBRUN_TEST_TMP/$lane.pid"
+        rm -f "$vm_pidfile"
         echo "$SECONDS" >"$SBRUN_TEST_TMP/$lane.end"
 }
 
 if [ "$vm_lane" = 1 ]; then
         echo "# vm (cgroup v2 in qemu, in the background: $SBRUN_TEST_TMP/vm.tap)"
-        echo "# vm-trixie (Debian 13 in qemu, once the host lanes are done or vm's guest has ended: $SBRUN_TEST_TMP/vm-trixie.tap)"
-        echo "# vm-nolandlock (a kernel without Landlock in qemu, after vm's and vm-trixie's guests: $SBRUN_TEST_TMP/vm-nolandlock.tap)"
+        echo "# vm-trixie (Debian 13 in qemu, after vm's guest: $SBRUN_TEST_TMP/vm-trixie.tap)"
+        echo "# vm-nolandlock (a kernel without Landlock in qemu, after vm-trixie's guest: $SBRUN_TEST_TMP/vm-nolandlock.tap)"
         vm_start=$SECONDS
         # The guest replaces /tmp and /run: the binaries go where it sees them.
         vm_bin=$(mktemp -d /var/tmp/sbrun-vm-bin.XXXXXX)
@@ -276,17 +269,10 @@ if [ "$vm_lane" = 1 ]; then
                 if "$SBRUN_SRCDIR/tests/vm/setup.sh" >"$SBRUN_TEST_TMP/vm-setup.log" 2>&1; then
                         # Under TCG, beside the host lanes: 50 minutes at most.
                         vm_guest vm vm-guest "${SBRUN_VM_TIMEOUT:-3000}" --share "$SBRUN_SRCDIR" \
-                                -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap &
-                        first=$!
-                        # Then Debian 13, once the host lanes are done or the
-                        # first guest has ended, whichever comes first: a
-                        # TCG guest's tests keep about one core busy, so two
-                        # guests fit the two cores once the host lanes have
-                        # left them. Its / is the trixie tree: sbrun and the
-                        # rest of vm_bin come in through --host-dir.
-                        while kill -0 "$first" 2>/dev/null && [ ! -e "$host_donefile" ]; do
-                                sleep 1
-                        done
+                                -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" tests/vm/cgroups-suite.sh --tap
+                        # Then Debian 13, once the first has ended: one at a
+                        # time. Its / is the trixie tree: sbrun and the rest of
+                        # vm_bin come in through --host-dir.
                         if wait "$trixie_setup"; then
                                 vm_guest vm-trixie vm-trixie-guest "${SBRUN_VM_TRIXIE_TIMEOUT:-1800}" --guest trixie \
                                         --share "$SBRUN_SRCDIR" --host-dir "$vm_bin" -e SBRUN="$vm_bin/sbrun" \
@@ -296,9 +282,7 @@ if [ "$vm_lane" = 1 ]; then
                                 echo "not ok - tests/vm/setup.sh --guest trixie failed" >>"$SBRUN_TEST_TMP/vm-trixie.tap"
                                 echo 1 >"$SBRUN_TEST_TMP/vm-trixie.rc"
                         fi
-                        # Then the kernel without Landlock, once both have
-                        # ended: a handful of tests.
-                        wait "$first"
+                        # Then the kernel without Landlock: a handful of tests.
                         vm_guest vm-nolandlock vm-nolandlock-guest "${SBRUN_VM_NOLANDLOCK_TIMEOUT:-600}" \
                                 --no-landlock --share "$SBRUN_SRCDIR" -e SBRUN="$vm_bin/sbrun" "${vm_env[@]}" \
                                 tests/vm/nolandlock-suite.sh --tap
@@ -547,7 +531,6 @@ vm_lane_tap() {
 }
 
 if [ "$vm_lane" = 1 ]; then
-        : >"$host_donefile"
         echo "# waiting for the VM lanes"
         wait "$vm_job"
         vm_lane_tap vm "$vm_start"

@@ -106,38 +106,11 @@ lane_sum() {
         [[ $output =~ \#\ vm-nolandlock:\ 1\ passed,\ 0\ failed\ in\ [0-9]+s ]]
 }
 
-# guest_line WHAT: the line number of WHAT in guests.log (0: none).
-guest_line() {
-        grep -nx "$1" "$SELF_DIR/guests.log" | cut -d: -f1 | grep . || echo 0
-}
-
-@test "selftest: each guest boots once, with its own name, the sbrun copy still there; the no-Landlock guest after the other two" {
+@test "selftest: the trixie guest boots after the busybox guest has ended, the no-Landlock guest after it, each with its own name, the sbrun copy still there" {
         run_all
         [ "$status" -eq 0 ]
         run cat "$SELF_DIR/guests.log"
-        [ "${lines[0]}" = "vm-guest begin" ]
-        [ "${lines[*]: -2}" = "vm-nolandlock-guest begin vm-nolandlock-guest end" ]
-        # No guest without its end; nolandlock after both others.
-        [ "${#lines[@]}" -eq 6 ]
-        [ "$(guest_line 'vm-trixie-guest end')" -lt "$(guest_line 'vm-nolandlock-guest begin')" ]
-        [ "$(guest_line 'vm-guest end')" -lt "$(guest_line 'vm-nolandlock-guest begin')" ]
-}
-
-@test "selftest: the trixie guest boots beside the busybox guest once the host lanes are done, never before; the no-Landlock guest after both" {
-        # The busybox guest ends only once the trixie guest has begun (or
-        # after 60 s, which fails the order below), and notes whether the
-        # host lanes were done when it saw it.
-        SELF_VM="for i in \$(seq 600); do grep -qx 'vm-trixie-guest begin' \"\$SELF_DIR/guests.log\" && break; sleep 0.1; done
-                ls \$(dirname \"\$SBRUN_VM_NAME\")/host-lanes.done >/dev/null 2>&1 && echo 'host done at trixie' >>\"\$SELF_DIR/guests.log\"
-                printf '1..3\nok 1 vm one\nok 2 vm two\nok 3 vm three\n'" run_all
-        [ "$status" -eq 0 ]
-        run cat "$SELF_DIR/guests.log"
-        [ "${lines[0]}" = "vm-guest begin" ]
-        [ "${lines[1]}" = "vm-trixie-guest begin" ]
-        [ "$(guest_line 'host done at trixie')" -gt 0 ]
-        [ "$(guest_line 'vm-guest end')" -lt "$(guest_line 'vm-nolandlock-guest begin')" ]
-        [ "$(guest_line 'vm-trixie-guest end')" -lt "$(guest_line 'vm-nolandlock-guest begin')" ]
-        [ "${lines[*]: -1}" = "vm-nolandlock-guest end" ]
+        [ "${lines[*]}" = "vm-guest begin vm-guest end vm-trixie-guest begin vm-trixie-guest end vm-nolandlock-guest begin vm-nolandlock-guest end" ]
 }
 
 @test "selftest: a trixie guest killed mid-way counts the tests it never reported as failed, by name" {
@@ -160,23 +133,14 @@ guest_line() {
         [ "$(lane_sum)" = "$last" ]
 }
 
-# stopped_run VAR=VALUE... -- CONDITION: run-all.sh in the background with
-# the fake lanes VAR=VALUE, stopped with TERM once CONDITION (a shell
-# command) holds; it must end with 143 and its VM job write every lane's
-# rc. Sets t, the run's test dir (an interrupted run leaves it).
-stopped_run() {
-        local vars=() i pid
-        while [ "$1" != -- ]; do
-                vars+=("$1")
-                shift
-        done
-        shift
+@test "selftest: a run stopped while the busybox guest runs stops it and never boots the trixie or the no-Landlock guest" {
+        local t i
         env "${clean_env[@]}" SBRUN_SRCDIR="$src" SBRUN_BUILDDIR="$src/build" SBRUN_FAULTS=/bin/true \
-                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" "${vars[@]}" \
+                SBRUN_ASAN_BUILDDIR="$SELF_DIR/asan" SELF_DIR="$SELF_DIR" SELF_VM="exec sleep 60" \
                 bash "$src/tests/run-all.sh" >"$SELF_DIR/out" 2>&1 </dev/null 3>&- &
-        pid=$!
+        local pid=$!
         for ((i = 0; i < 300; i++)); do
-                eval "$1" && break
+                grep -q '^# waiting for the VM lanes' "$SELF_DIR/out" && break
                 sleep 0.1
         done
         grep -qx 'vm-guest begin' "$SELF_DIR/guests.log"
@@ -184,6 +148,7 @@ stopped_run() {
         status=0
         wait "$pid" || status=$?
         [ "$status" -eq 143 ]
+        # The run's test dir (an interrupted run leaves it): the job ends there.
         t=$(sed -nE 's|^# vm \(.*in the background: (.*)/vm\.tap\)$|\1|p' "$SELF_DIR/out")
         [ -d "$t" ]
         for ((i = 0; i < 100; i++)); do
@@ -192,22 +157,6 @@ stopped_run() {
         done
         [ -e "$t/vm-trixie.rc" ]
         [ -e "$t/vm-nolandlock.rc" ]
-}
-
-@test "selftest: a run stopped while the busybox and trixie guests run stops both and never boots the no-Landlock guest" {
-        stopped_run SELF_VM="exec sleep 60" SELF_VM_TRIXIE="exec sleep 60" -- \
-                "grep -q '^# waiting for the VM lanes' \"\$SELF_DIR/out\" && grep -qx 'vm-trixie-guest begin' \"\$SELF_DIR/guests.log\""
-        rm -rf "$t"
-        run sort "$SELF_DIR/guests.log"
-        [ "${lines[*]}" = "vm-guest begin vm-guest end vm-trixie-guest begin vm-trixie-guest end" ]
-}
-
-@test "selftest: a run stopped while the host lanes run stops the busybox guest and never boots the trixie or the no-Landlock guest" {
-        # The ASan lane, the last host lane, lasts: the host lanes are not
-        # done when the stop comes.
-        stopped_run SELF_VM="exec sleep 60" SELF_ASAN="exec sleep 60" -- \
-                "grep -q '^# asan' \"\$SELF_DIR/out\" && grep -qx 'vm-guest begin' \"\$SELF_DIR/guests.log\""
-        [ ! -e "$t/host-lanes.done" ]
         rm -rf "$t"
         run cat "$SELF_DIR/guests.log"
         [ "${lines[*]}" = "vm-guest begin vm-guest end" ]
