@@ -11,7 +11,8 @@
 # It runs every tests/vm/trixie_*.bats (sorted), then the Debian 12 guests'
 # files as they are: every systemd_*.bats (the systemd guest's suite, which
 # CI runs only here), memory_limit.bats's 512 KiB cases, checkpoint.bats
-# (CRIU 4.1, runc beside sbrun, direct and through podman and ctr); and
+# (CRIU 4.1, runc beside sbrun, direct and through podman and ctr, but
+# runc's --pre-dump case); and
 # tests/engines/podman.bats with podman's own cgroup manager. It refuses
 # to run anywhere but in that guest. Extra arguments go to bats.
 #
@@ -39,14 +40,17 @@ memory_sel() {
 		"$here/memory_limit.bats"
 }
 
-# Checkpoint and restore with Debian 13's CRIU (4.1): checkpoint.bats
-# whole, each case with this guest's runc and with sbrun, direct and
-# through podman and containerd (about 5 minutes here). checkpoint_floor.bats
-# runs in the Debian 12 guest only (tests/vm/cgroups-suite.sh), whose
-# CRIU 3.17 is the one that restores less than it dumped: here too, CI
-# would come near its hour.
+# Checkpoint and restore with Debian 13's CRIU (4.1): checkpoint.bats,
+# each case with this guest's runc and with sbrun, direct and through
+# podman and containerd (about 5 minutes here), but runc's --pre-dump case:
+# runc's own restore of it fails here ("Can't open file data/count on
+# restore", by hand on 2026-12-06), where sbrun's passes; it runs with
+# runc in the Debian 12 guest. checkpoint_floor.bats runs there only
+# (tests/vm/cgroups-suite.sh), whose CRIU 3.17 is the one that restores
+# less than it dumped: here too, CI would come near its hour.
 checkpoint_sel() {
-	sel "$here/checkpoint.bats"
+	sel -f '^checkpoint (\(sbrun\)|via |\(runc\): (a counter|--leave-running|from inside))' \
+		"$here/checkpoint.bats"
 }
 
 suite() {
