@@ -24,22 +24,12 @@
  * it: the link and the directory it is in are the caller's, and no one
  * else may write in that directory. containerd's shim hands restore such a
  * link (the bundle's "work", to its own work directory). */
-static int symlink_callers_own(const char *option, const char *path, const struct stat *link,
-                               struct sb_error *err)
+static int symlink_callers_own(const char *option, const char *path, const char *dir,
+                               const struct stat *link, struct sb_error *err)
 {
-        _cleanup_free_ char *dir = strdup(path);
         struct stat st;
         uid_t me = geteuid();
 
-        if (dir == NULL)
-                return sb_fail(err, ENOMEM, "%s", option);
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL)
-                strcpy(dir, ".");
-        else if (slash == dir)
-                slash[1] = '\0';
-        else
-                *slash = '\0';
         if (stat(dir, &st) < 0)
                 return sb_fail(err, errno, "%s %s: %s", option, path, dir);
         if (link->st_uid != me || st.st_uid != me || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
@@ -72,12 +62,15 @@ int criu_dir_check(const char *option, const char *path, struct sb_error *err)
                 return sb_fail(err, EINVAL, "%s %s: name the directory itself, not . or .. in it",
                                option, path);
         _cleanup_free_ char *name = strndup(path, n);
-        if (name == NULL)
+        /* The directory the last component is in: "." or "/" when bare. */
+        _cleanup_free_ char *dir = last == path ? strdup(".")
+                                   : strndup(path, last - path > 1 ? (size_t)(last - path - 1) : 1);
+        if (name == NULL || dir == NULL)
                 return sb_fail(err, ENOMEM, "%s", option);
         if (lstat(name, &st) < 0)
                 return sb_fail(err, errno, "%s %s", option, path);
         if (S_ISLNK(st.st_mode))
-                return symlink_callers_own(option, name, &st, err);
+                return symlink_callers_own(option, name, dir, &st, err);
         if (!S_ISDIR(st.st_mode))
                 return sb_fail(err, ENOTDIR, "%s %s: not a directory (another file type)", option,
                                path);
