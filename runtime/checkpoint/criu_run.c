@@ -63,8 +63,9 @@ int criu_dir_check(const char *option, const char *path, struct sb_error *err)
                                option, path);
         _cleanup_free_ char *name = strndup(path, n);
         /* The directory the last component is in: "." or "/" when bare. */
-        _cleanup_free_ char *dir = last == path ? strdup(".")
-                                   : strndup(path, last - path > 1 ? (size_t)(last - path - 1) : 1);
+        _cleanup_free_ char *dir =
+                last == path ? strdup(".") :
+                               strndup(path, last - path > 1 ? (size_t)(last - path - 1) : 1);
         if (name == NULL || dir == NULL)
                 return sb_fail(err, ENOMEM, "%s", option);
         if (lstat(name, &st) < 0)
